@@ -1,0 +1,54 @@
+import type { Context } from "hono";
+import { hasLiveRegistration } from "../services/registrations";
+import type { AppEnv } from "./app-env";
+import { callerRules, type Role } from "./caller-rules";
+import { forbidden, notFound } from "./errors";
+
+/** What a caller rule is evaluated against: the resource named by the request. */
+export interface Subject {
+  /** what to call it in a 404 message */
+  kind: string;
+  partnerId: string;
+  /** account that owns the resource (the account itself, or the registration's account) */
+  ownerAccountId?: string;
+  /** learning instance the resource belongs to */
+  learningInstanceId?: string;
+}
+
+/**
+ * Applies the route's caller rule. A resource of another partner is reported as missing (404),
+ * never as forbidden. `roles` narrows the row where the spec does so by request content.
+ */
+export async function authorize(c: Context<AppEnv>, subject?: Subject, roles?: readonly Role[]): Promise<void> {
+  const caller = c.get("caller");
+  if (subject && subject.partnerId !== caller.partnerId) throw notFound(subject.kind);
+  const allowed = roles ?? callerRules[c.get("routeKey")];
+  if (await passes(c, allowed, subject)) return;
+  throw forbidden();
+}
+
+async function passes(c: Context<AppEnv>, roles: readonly Role[], subject?: Subject): Promise<boolean> {
+  const caller = c.get("caller");
+  for (const role of roles) {
+    switch (role) {
+      case "any":
+        return true;
+      case "admin":
+        if (caller.isAdmin) return true;
+        break;
+      case "owner":
+        if (subject?.ownerAccountId === caller.accountId) return true;
+        break;
+      case "instructor":
+      case "member":
+        if (
+          subject?.learningInstanceId &&
+          (await hasLiveRegistration(c.get("db"), caller.accountId, subject.learningInstanceId, role === "instructor" ? "instructor" : undefined))
+        ) {
+          return true;
+        }
+        break;
+    }
+  }
+  return false;
+}

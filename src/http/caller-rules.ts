@@ -1,0 +1,41 @@
+/**
+ * The caller rules of spec section 4 (and decisions.md where the spec is silent), one row per
+ * endpoint. `protect(routeKey)` attaches the row to the request; `authorize` evaluates it against
+ * the resource; the authorization-matrix test walks the same table.
+ *
+ * - admin:      the partner admin token
+ * - owner:      the end user whose account owns the account/registration
+ * - instructor: an end user with a live instructor registration in the resource's learning instance
+ * - member:     an end user with any live registration in the resource's learning instance
+ * - any:        any valid token of the partner
+ */
+export type Role = "admin" | "owner" | "instructor" | "member" | "any";
+
+export const callerRules = {
+  "POST /v0/accounts": ["admin"],
+  "POST /v0/batch": ["admin"],
+  "GET /v0/accounts/current": ["any"],
+  "GET /v0/accounts/{account_id}": ["admin", "owner"],
+  "DELETE /v0/accounts/{account_id}": ["admin"],
+
+  "POST /v0/learning-instances": ["admin"],
+  "GET /v0/learning-instances": ["admin"],
+  "GET /v0/learning-instances/{id}": ["admin", "member"],
+  "PUT /v0/learning-instances/{id}": ["admin", "instructor"],
+  "DELETE /v0/learning-instances/{id}": ["admin"],
+  "GET /v0/learning-instances/{li_id}/registrations": ["admin", "instructor"],
+
+  // Learner registrations: admin or an instructor of the instance; instructor registrations: admin only
+  // (the handler narrows this row by the requested type).
+  "POST /v0/registrations": ["admin", "instructor"],
+  "GET /v0/registrations/{reg_id}": ["admin", "owner", "instructor"],
+  "DELETE /v0/registrations/{reg_id}": ["admin", "instructor"],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type RouteKey = keyof typeof callerRules;
+
+export function routeKey(method: string, path: string): RouteKey {
+  const key = `${method.toUpperCase()} ${path}`;
+  if (!(key in callerRules)) throw new Error(`No caller rule for ${key}: add it to callerRules.`);
+  return key as RouteKey;
+}

@@ -1,0 +1,29 @@
+import type { Hook } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { ApiError, type ErrorDetail } from "./errors";
+
+const TARGET_NAMES: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", form: "body" };
+
+interface Issue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** `body.events[3].module_id` style paths, as decisions.md shows. */
+export function issuePath(target: string, path: PropertyKey[]): string {
+  let out = TARGET_NAMES[target] ?? target;
+  for (const part of path) out += typeof part === "number" ? `[${part}]` : `.${String(part)}`;
+  return out;
+}
+
+export function issuesToDetails(target: string, issues: readonly Issue[]): ErrorDetail[] {
+  return issues.map((issue) => ({ path: issuePath(target, issue.path), message: issue.message }));
+}
+
+/** Every zod validation failure becomes a 400 with one detail per problem. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
+  if (result.success) return;
+  const details = issuesToDetails(result.target, result.error.issues);
+  // A path id that is not a UUID is a 400 like any other malformed input.
+  throw new ApiError(400, "The request is not valid; see details.", details);
+};

@@ -1,0 +1,20 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { type RouteKey, routeKey } from "../http/caller-rules";
+import { protect } from "../http/protect";
+import { errorResponses } from "../routes/common.schemas";
+
+type Method = "get" | "post" | "put" | "delete";
+
+/**
+ * An authenticated API route: its path is under /v0, its caller rule is looked up in the
+ * caller-rules table (a missing row fails at startup), and `protect` runs before validation.
+ */
+export function apiRoute<const R extends Omit<RouteConfig, "method" | "middleware"> & { method: Method; path: string }>(config: R) {
+  const key: RouteKey = routeKey(config.method, config.path);
+  return createRoute({
+    ...config,
+    security: [{ Bearer: [] }],
+    middleware: [protect(key)] as const,
+    responses: { ...errorResponses, ...config.responses },
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+
+export const ErrorSchema = z
+  .object({
+    code: z.number().int(),
+    message: z.string(),
+    error_id: z.string().uuid(),
+    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("Error");
+
+const errorContent = { content: { "application/json": { schema: ErrorSchema } } };
+
+export const errorResponses = {
+  400: { description: "Malformed request (see details)", ...errorContent },
+  401: { description: "Missing, malformed, unknown, expired or revoked access token", ...errorContent },
+  403: { description: "The caller rule refuses this caller", ...errorContent },
+  404: { description: "No such resource for this partner", ...errorContent },
+  413: { description: "Body over 1 MiB", ...errorContent },
+  429: { description: "Rate limit exceeded", ...errorContent },
+} as const;
+
+export const uuid = z.string().uuid({ message: "must be a UUID" });
+
+/** Path parameters that must be UUIDs (anything else is a 400). */
+export function uuidParams<K extends string>(name: K) {
+  const field = uuid.openapi({ param: { name, in: "path" }, example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" });
+  return z.object({ [name]: field } as Record<K, typeof field>);
+}
+
+export const isoDateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const noContent = { description: "Done; no body" };
+
+export const pageQuery = z.object({
+  offset: z.coerce.number().int().min(0).default(0).openapi({ param: { name: "offset", in: "query" } }),
+  limit: z.coerce.number().int().min(1).max(500).default(100).openapi({ param: { name: "limit", in: "query" } }),
+});

@@ -1,0 +1,97 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env";
+import { createRouter } from "../lib/router";
+import { OAuthError, authenticateClient, clientCredentialsGrant, refreshTokenGrant } from "../services/oauth";
+import { json } from "./common.schemas";
+
+const TokenRequest = z
+  .object({
+    grant_type: z.enum(["client_credentials", "refresh_token"]),
+    scope: z.string().optional().openapi({ description: "client_credentials: the external_user_id the token acts for (the partner admin's for an admin token)" }),
+    refresh_token: z.string().optional().openapi({ description: "refresh_token grant: the refresh token to spend" }),
+  })
+  .openapi("TokenRequest");
+
+const TokenResponse = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal("Bearer"),
+    expires_in: z.number().int(),
+    refresh_token: z.string(),
+    scope: z.string(),
+    account_id: z.string().uuid(),
+    expires_at: z.string(),
+  })
+  .openapi("TokenResponse");
+
+const OAuthErrorBody = z
+  .object({
+    error: z.enum(["invalid_request", "invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_scope"]),
+    error_description: z.string(),
+    code: z.number().int(),
+    message: z.string(),
+    error_id: z.string().uuid(),
+  })
+  .openapi("OAuthError");
+
+const tokenRoute = createRoute({
+  method: "post",
+  path: "/v0/oauth/token",
+  tags: ["Authentication"],
+  summary: "Obtain an access token (client credentials with HTTP Basic, or refresh_token grant)",
+  security: [{ Basic: [] }],
+  request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: TokenRequest } } } },
+  responses: {
+    200: json(TokenResponse, "A new token pair"),
+    400: json(OAuthErrorBody, "RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope"),
+    401: json(OAuthErrorBody, "RFC 6749 error: invalid_client"),
+  },
+});
+
+function oauthError(c: Context<AppEnv>, error: OAuthError): Response {
+  const errorId = crypto.randomUUID();
+  if (error.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="pathwise"');
+  c.header("Cache-Control", "no-store");
+  return c.json(
+    { error: error.error, error_description: error.description, code: error.status, message: error.description, error_id: errorId },
+    error.status,
+  );
+}
+
+/**
+ * The token endpoint parses its own form body so that every failure is an RFC 6749 error body:
+ * the route is only registered for the OpenAPI document, not given zod validators.
+ */
+export const oauthRouter = createRouter();
+oauthRouter.openAPIRegistry.registerPath(tokenRoute);
+oauthRouter.post(
+  "/v0/oauth/token",
+  async (c) => {
+    try {
+      const partner = await authenticateClient(c.get("db"), c.req.header("Authorization"));
+      const contentType = c.req.header("Content-Type") ?? "";
+      if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+        throw new OAuthError("invalid_request", "Send the body as application/x-www-form-urlencoded.");
+      }
+      const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
+      const grantType = form.get("grant_type");
+      let tokens;
+      if (grantType === "client_credentials") {
+        tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, form.get("scope") ?? undefined);
+      } else if (grantType === "refresh_token") {
+        tokens = await refreshTokenGrant(c.env, c.get("db"), c.get("config"), partner, form.get("refresh_token") ?? undefined);
+      } else if (!grantType) {
+        throw new OAuthError("invalid_request", "grant_type is required.");
+      } else {
+        throw new OAuthError("unsupported_grant_type", "grant_type must be client_credentials or refresh_token.");
+      }
+      c.header("Cache-Control", "no-store");
+      c.header("Pragma", "no-cache");
+      return c.json(tokens, 200);
+    } catch (error) {
+      if (error instanceof OAuthError) return oauthError(c, error);
+      throw error;
+    }
+  },
+);

@@ -1,0 +1,75 @@
+import { z } from "@hono/zod-openapi";
+import { authorize } from "../http/authorize";
+import { apiRoute } from "../lib/define-route";
+import { createRouter } from "../lib/router";
+import { findAccount } from "../services/accounts";
+import { requireLearningInstance } from "../services/learning-instances";
+import { createRegistration, deleteRegistration, registrationView, requireRegistration } from "../services/registrations";
+import type { RegistrationRow } from "../db/schema";
+import { json, jsonBody, noContent, uuid, uuidParams } from "./common.schemas";
+import { RegistrationSchema, RegistrationType } from "./registrations.schemas";
+
+const CreateBody = z
+  .object({ account_id: uuid, learning_instance_id: uuid, type: RegistrationType })
+  .openapi("CreateRegistration");
+
+const regParams = uuidParams("reg_id");
+
+const subjectOf = (r: RegistrationRow) => ({
+  kind: "Registration",
+  partnerId: r.partnerId,
+  ownerAccountId: r.accountId,
+  learningInstanceId: r.learningInstanceId,
+});
+
+const createRouteDef = apiRoute({
+  method: "post",
+  path: "/v0/registrations",
+  tags: ["Registrations"],
+  summary: "Register an account in a learning instance (instructor registrations: admin only)",
+  request: { body: jsonBody(CreateBody) },
+  responses: {
+    201: json(RegistrationSchema, "The new registration"),
+    422: json(z.any(), "Unknown or disabled account, or already registered"),
+  },
+});
+
+const getRouteDef = apiRoute({
+  method: "get",
+  path: "/v0/registrations/{reg_id}",
+  tags: ["Registrations"],
+  summary: "Get a registration",
+  request: { params: regParams },
+  responses: { 200: json(RegistrationSchema, "The registration") },
+});
+
+const deleteRouteDef = apiRoute({
+  method: "delete",
+  path: "/v0/registrations/{reg_id}",
+  tags: ["Registrations"],
+  summary: "Delete a registration",
+  request: { params: regParams },
+  responses: { 204: noContent },
+});
+
+export const registrationsRouter = createRouter()
+  .openapi(createRouteDef, async (c) => {
+    const body = c.req.valid("json");
+    const db = c.get("db");
+    // The caller rule is evaluated on the learning instance named in the body.
+    const li = await requireLearningInstance(db, body.learning_instance_id);
+    await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id }, body.type === "instructor" ? ["admin"] : undefined);
+    const row = await createRegistration(db, await findAccount(db, body.account_id), li, body.type);
+    return c.json(registrationView(row), 201);
+  })
+  .openapi(getRouteDef, async (c) => {
+    const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
+    await authorize(c, subjectOf(reg));
+    return c.json(registrationView(reg), 200);
+  })
+  .openapi(deleteRouteDef, async (c) => {
+    const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
+    await authorize(c, subjectOf(reg));
+    await deleteRegistration(c.get("db"), reg.id);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,83 @@
+import { and, eq, gt } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { accessTokens, accounts, type AccountRow } from "../db/schema";
+import type { Env } from "../env";
+import { unprocessable } from "../http/errors";
+import { containsEmail } from "./pii";
+
+export const ADMIN_ENTITLEMENTS = [
+  "partner_admin",
+  "partner_graph_ingest",
+  "partner_graph_validate",
+  "partner_graph_update",
+  "create_learning_instance",
+] as const;
+
+export interface AccountView {
+  id: string;
+  external_user_id: string;
+  entitlements?: string[];
+}
+
+export function accountView(row: AccountRow, withEntitlements = true): AccountView {
+  const view: AccountView = { id: row.id, external_user_id: row.externalUserId };
+  if (withEntitlements && row.entitlements?.length) view.entitlements = row.entitlements;
+  return view;
+}
+
+export type CreateAccountResult = { ok: true; account: AccountRow } | { ok: false; message: string };
+
+/** Creates an account, or explains why not (PII in the id, id already used, even by a disabled account). */
+export async function createAccount(db: Db, partnerId: string, externalUserId: string, entitlements?: string[]): Promise<CreateAccountResult> {
+  if (containsEmail(externalUserId)) {
+    return { ok: false, message: "external_user_id looks like an e-mail address; send an anonymized id (no personal data)." };
+  }
+  const row: AccountRow = {
+    id: crypto.randomUUID(),
+    partnerId,
+    externalUserId,
+    entitlements: entitlements?.length ? entitlements : null,
+    disabledAt: null,
+    createdAt: Date.now(),
+  };
+  const inserted = await db.insert(accounts).values(row).onConflictDoNothing().returning({ id: accounts.id });
+  if (inserted.length === 0) {
+    return { ok: false, message: `external_user_id '${externalUserId}' is already used by an account of this partner.` };
+  }
+  return { ok: true, account: row };
+}
+
+export async function createAccountOrThrow(db: Db, partnerId: string, externalUserId: string): Promise<AccountRow> {
+  const result = await createAccount(db, partnerId, externalUserId);
+  if (!result.ok) throw unprocessable(result.message, [{ path: "body.external_user_id", message: result.message }]);
+  return result.account;
+}
+
+export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
+  return db.select().from(accounts).where(eq(accounts.id, id)).get();
+}
+
+export async function findAccountByExternalId(db: Db, partnerId: string, externalUserId: string): Promise<AccountRow | undefined> {
+  return db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.partnerId, partnerId), eq(accounts.externalUserId, externalUserId)))
+    .get();
+}
+
+/**
+ * Disables the account (its external_user_id stays taken) and revokes every live access token of
+ * it in that token's gate, so they stop working at once without a storage read per request.
+ */
+export async function disableAccount(env: Env, db: Db, account: AccountRow): Promise<void> {
+  const now = Date.now();
+  if (account.disabledAt === null) {
+    await db.update(accounts).set({ disabledAt: now }).where(eq(accounts.id, account.id));
+  }
+  const live = await db
+    .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.accountId, account.id), gt(accessTokens.expiresAt, now)))
+    .all();
+  await Promise.all(live.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+}

@@ -1,0 +1,131 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { learningInstances, registrations, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { notFound, unprocessable } from "../http/errors";
+import { containsEmail } from "./pii";
+
+export interface LearningInstanceView {
+  id: string;
+  graph_id: string;
+  name: string;
+  start_date?: string;
+  end_date?: string;
+  in_progress: true;
+}
+
+export function learningInstanceView(row: LearningInstanceRow): LearningInstanceView {
+  const view: LearningInstanceView = { id: row.id, graph_id: row.graphId, name: row.name, in_progress: true };
+  if (row.startDate) view.start_date = row.startDate;
+  if (row.endDate) view.end_date = row.endDate;
+  return view;
+}
+
+export interface LearningInstanceFields {
+  name?: string;
+  start_date?: string | null;
+  end_date?: string | null;
+}
+
+function checkFields(fields: LearningInstanceFields, current?: LearningInstanceRow): void {
+  if (fields.name !== undefined && containsEmail(fields.name)) {
+    throw unprocessable("The learning instance name contains an e-mail address; names must hold no personal data.", [
+      { path: "body.name", message: "contains an e-mail address" },
+    ]);
+  }
+  const start = fields.start_date !== undefined ? fields.start_date : current?.startDate;
+  const end = fields.end_date !== undefined ? fields.end_date : current?.endDate;
+  if (start && end && Date.parse(end) < Date.parse(start)) {
+    throw unprocessable("end_date is before start_date.", [{ path: "body.end_date", message: "before start_date" }]);
+  }
+}
+
+const isoUtc = (value: string | null | undefined) => (value ? new Date(value).toISOString() : value);
+
+export async function createLearningInstance(
+  db: Db,
+  partnerId: string,
+  input: { graph_id: string; name: string; start_date?: string; end_date?: string },
+): Promise<LearningInstanceRow> {
+  checkFields(input);
+  const row: LearningInstanceRow = {
+    id: crypto.randomUUID(),
+    partnerId,
+    graphId: input.graph_id,
+    name: input.name,
+    startDate: isoUtc(input.start_date) ?? null,
+    endDate: isoUtc(input.end_date) ?? null,
+    createdAt: Date.now(),
+    deletedAt: null,
+  };
+  await db.insert(learningInstances).values(row);
+  return row;
+}
+
+/** A live learning instance of any partner (the caller rule then hides other partners' ones). */
+export async function findLearningInstance(db: Db, id: string): Promise<LearningInstanceRow | undefined> {
+  return db
+    .select()
+    .from(learningInstances)
+    .where(and(eq(learningInstances.id, id), isNull(learningInstances.deletedAt)))
+    .get();
+}
+
+export async function requireLearningInstance(db: Db, id: string): Promise<LearningInstanceRow> {
+  const row = await findLearningInstance(db, id);
+  if (!row) throw notFound("Learning instance");
+  return row;
+}
+
+export async function updateLearningInstance(db: Db, current: LearningInstanceRow, fields: LearningInstanceFields): Promise<LearningInstanceRow> {
+  checkFields(fields, current);
+  const next: LearningInstanceRow = {
+    ...current,
+    name: fields.name ?? current.name,
+    startDate: fields.start_date !== undefined ? (isoUtc(fields.start_date) ?? null) : current.startDate,
+    endDate: fields.end_date !== undefined ? (isoUtc(fields.end_date) ?? null) : current.endDate,
+  };
+  await db
+    .update(learningInstances)
+    .set({ name: next.name, startDate: next.startDate, endDate: next.endDate })
+    .where(eq(learningInstances.id, current.id));
+  return next;
+}
+
+/** Deletes the instance and its registrations (soft: rows are kept for the record, invisible to the API). */
+export async function deleteLearningInstance(db: Db, id: string): Promise<void> {
+  const now = Date.now();
+  await db.batch([
+    db.update(registrations).set({ deletedAt: now }).where(and(eq(registrations.learningInstanceId, id), isNull(registrations.deletedAt))),
+    db.update(learningInstances).set({ deletedAt: now }).where(eq(learningInstances.id, id)),
+  ]);
+}
+
+export async function listLearningInstances(db: Db, partnerId: string, offset: number, limit: number): Promise<LearningInstanceRow[]> {
+  return db
+    .select()
+    .from(learningInstances)
+    .where(and(eq(learningInstances.partnerId, partnerId), isNull(learningInstances.deletedAt)))
+    .orderBy(asc(learningInstances.createdAt), asc(sql`rowid`))
+    .limit(limit)
+    .offset(offset)
+    .all();
+}
+
+export async function listRegistrationsOfInstance(
+  db: Db,
+  learningInstanceId: string,
+  type: "learner" | "instructor" | undefined,
+  offset: number,
+  limit: number,
+): Promise<RegistrationRow[]> {
+  const filters = [eq(registrations.learningInstanceId, learningInstanceId), isNull(registrations.deletedAt)];
+  if (type) filters.push(eq(registrations.type, type));
+  return db
+    .select()
+    .from(registrations)
+    .where(and(...filters))
+    .orderBy(asc(registrations.createdAt), asc(sql`rowid`))
+    .limit(limit)
+    .offset(offset)
+    .all();
+}

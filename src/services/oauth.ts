@@ -1,0 +1,119 @@
+import { and, eq, gt, isNull } from "drizzle-orm";
+import { signAccessToken } from "../auth/access-token";
+import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
+import type { Config } from "../config";
+import type { Db } from "../db/client";
+import { accessTokens, partners, refreshTokens, type AccountRow, type PartnerRow } from "../db/schema";
+import type { Env } from "../env";
+import { findAccount, findAccountByExternalId } from "./accounts";
+
+/** RFC 6749 section 5.2 error codes used by the token endpoint. */
+export type OAuthErrorCode = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+  get status(): 400 | 401 {
+    return this.error === "invalid_client" ? 401 : 400;
+  }
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  account_id: string;
+  expires_at: string;
+}
+
+/** Authenticates the client (HTTP Basic: client id and secret) against the stored secret digest. */
+export async function authenticateClient(db: Db, authorization: string | undefined): Promise<PartnerRow> {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? "");
+  if (!match?.[1]) throw new OAuthError("invalid_client", "Send the client id and secret with HTTP Basic authentication.");
+  let decoded: string;
+  try {
+    decoded = atob(match[1]);
+  } catch {
+    throw new OAuthError("invalid_client", "The Basic credentials are not valid base64.");
+  }
+  const colon = decoded.indexOf(":");
+  const clientId = decodeURIComponent(colon < 0 ? decoded : decoded.slice(0, colon));
+  const secret = colon < 0 ? "" : decodeURIComponent(decoded.slice(colon + 1));
+  const partner = await db.select().from(partners).where(eq(partners.clientId, clientId)).get();
+  // Compare against a digest even when the client is unknown, so both failures take the same time.
+  const ok = await secretMatches(secret, partner?.clientSecretHash ?? "no-such-client");
+  if (!partner || !ok) throw new OAuthError("invalid_client", "Unknown client or wrong client secret.");
+  return partner;
+}
+
+export async function clientCredentialsGrant(env: Env, db: Db, config: Config, partner: PartnerRow, scope: string | undefined): Promise<TokenResponse> {
+  if (!scope) throw new OAuthError("invalid_request", "scope is required: the external_user_id of the account the token acts for.");
+  const account = await findAccountByExternalId(db, partner.id, scope);
+  if (!account || account.disabledAt !== null) {
+    throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
+  }
+  return issueTokens(env, db, config, partner, account);
+}
+
+/** Spends the refresh token (at most once, atomically) and returns a fresh pair for the same account. */
+export async function refreshTokenGrant(env: Env, db: Db, config: Config, partner: PartnerRow, refreshToken: string | undefined): Promise<TokenResponse> {
+  if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
+  const now = Date.now();
+  const spent = await db
+    .update(refreshTokens)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(refreshTokens.tokenHash, await hashSecret(refreshToken)),
+        eq(refreshTokens.partnerId, partner.id),
+        isNull(refreshTokens.usedAt),
+        gt(refreshTokens.expiresAt, now),
+      ),
+    )
+    .returning({ accountId: refreshTokens.accountId });
+  const accountId = spent[0]?.accountId;
+  const account = accountId ? await findAccount(db, accountId) : undefined;
+  if (!account || account.disabledAt !== null) {
+    throw new OAuthError("invalid_grant", "The refresh token is unknown, expired, already used, or its account is disabled.");
+  }
+  return issueTokens(env, db, config, partner, account);
+}
+
+async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow, account: AccountRow): Promise<TokenResponse> {
+  const now = Date.now();
+  const exp = Math.floor(now / 1000) + config.accessTokenTtlSeconds;
+  const jti = crypto.randomUUID();
+  const refresh = randomSecret();
+  await db.batch([
+    db.insert(accessTokens).values({ jti, accountId: account.id, expiresAt: exp * 1000 }),
+    db.insert(refreshTokens).values({
+      tokenHash: await hashSecret(refresh),
+      partnerId: partner.id,
+      accountId: account.id,
+      expiresAt: now + config.refreshTokenTtlSeconds * 1000,
+      usedAt: null,
+    }),
+  ]);
+  // Re-check after recording the token: a concurrent disable either sees this token's row or we see it.
+  const current = await findAccount(db, account.id);
+  if (!current || current.disabledAt !== null) throw new OAuthError("invalid_scope", "The account has been disabled.");
+  const accessToken = await signAccessToken(
+    { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp },
+    env.TOKEN_SIGNING_KEY,
+  );
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: config.accessTokenTtlSeconds,
+    refresh_token: refresh,
+    scope: account.externalUserId,
+    account_id: account.id,
+    expires_at: new Date(exp * 1000).toISOString(),
+  };
+}

@@ -1,0 +1,76 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { registrations, type AccountRow, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { notFound, unprocessable } from "../http/errors";
+
+export type RegistrationType = "learner" | "instructor";
+
+export interface RegistrationView {
+  id: string;
+  account_id: string;
+  learning_instance_id: string;
+  type: RegistrationType;
+}
+
+export function registrationView(row: RegistrationRow): RegistrationView {
+  return { id: row.id, account_id: row.accountId, learning_instance_id: row.learningInstanceId, type: row.type };
+}
+
+export async function hasLiveRegistration(db: Db, accountId: string, learningInstanceId: string, type?: RegistrationType): Promise<boolean> {
+  const filters = [
+    eq(registrations.accountId, accountId),
+    eq(registrations.learningInstanceId, learningInstanceId),
+    isNull(registrations.deletedAt),
+  ];
+  if (type) filters.push(eq(registrations.type, type));
+  const row = await db.select({ id: registrations.id }).from(registrations).where(and(...filters)).get();
+  return row !== undefined;
+}
+
+export async function createRegistration(
+  db: Db,
+  account: AccountRow | undefined,
+  instance: LearningInstanceRow,
+  type: RegistrationType,
+): Promise<RegistrationRow> {
+  if (!account || account.partnerId !== instance.partnerId) {
+    throw unprocessable("account_id names no account of this partner.", [{ path: "body.account_id", message: "unknown account" }]);
+  }
+  if (account.disabledAt !== null) {
+    throw unprocessable("The account is disabled and cannot be registered.", [{ path: "body.account_id", message: "account disabled" }]);
+  }
+  const row: RegistrationRow = {
+    id: crypto.randomUUID(),
+    partnerId: instance.partnerId,
+    accountId: account.id,
+    learningInstanceId: instance.id,
+    type,
+    createdAt: Date.now(),
+    deletedAt: null,
+  };
+  const inserted = await db.insert(registrations).values(row).onConflictDoNothing().returning({ id: registrations.id });
+  if (inserted.length === 0) {
+    throw unprocessable("The account is already registered in this learning instance.", [
+      { path: "body.account_id", message: "already registered" },
+    ]);
+  }
+  return row;
+}
+
+export async function findRegistration(db: Db, id: string): Promise<RegistrationRow | undefined> {
+  return db
+    .select()
+    .from(registrations)
+    .where(and(eq(registrations.id, id), isNull(registrations.deletedAt)))
+    .get();
+}
+
+export async function requireRegistration(db: Db, id: string): Promise<RegistrationRow> {
+  const row = await findRegistration(db, id);
+  if (!row) throw notFound("Registration");
+  return row;
+}
+
+export async function deleteRegistration(db: Db, id: string): Promise<void> {
+  await db.update(registrations).set({ deletedAt: Date.now() }).where(eq(registrations.id, id));
+}
