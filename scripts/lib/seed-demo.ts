@@ -1,0 +1,40 @@
+// Demo data created through the public API on first `npm start`, so a newcomer can call every endpoint.
+import type { PartnerCredentials } from "../../src/services/partners";
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => null)) as Record<string, any> | null;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json ?? {};
+}
+
+export async function tokenFor(base: string, c: PartnerCredentials, scope: string): Promise<string> {
+  const res = await fetch(`${base}/v0/oauth/token`, {
+    method: "POST",
+    headers: { Authorization: `Basic ${btoa(`${c.client_id}:${c.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "client_credentials", scope }),
+  });
+  const json = (await res.json()) as Record<string, any>;
+  if (!res.ok) throw new Error(`token: ${res.status} ${JSON.stringify(json)}`);
+  return json.access_token as string;
+}
+
+export async function seedDemo(base: string, c: PartnerCredentials): Promise<Record<string, unknown>> {
+  const token = await tokenFor(base, c, c.admin_external_user_id);
+  const instructor = await api(base, token, "POST", "/v0/accounts", { external_user_id: "demo-instructor" });
+  const learners = [];
+  for (const name of ["demo-learner-1", "demo-learner-2", "demo-learner-3"]) {
+    learners.push(await api(base, token, "POST", "/v0/accounts", { external_user_id: name }));
+  }
+  const li = await api(base, token, "POST", "/v0/learning-instances", { graph_id: "gref-pre-algebra", name: "Pre-algebra (demo)" });
+  await api(base, token, "POST", "/v0/registrations", { account_id: instructor.id, learning_instance_id: li.id, type: "instructor" });
+  const registrations = [];
+  for (const learner of learners) {
+    registrations.push((await api(base, token, "POST", "/v0/registrations", { account_id: learner.id, learning_instance_id: li.id, type: "learner" })).id);
+  }
+  return { learning_instance_id: li.id, instructor_account_id: instructor.id, learner_registration_ids: registrations };
+}
