@@ -11,7 +11,7 @@ function usage(message?: string): never {
   process.exit(2);
 }
 
-export async function createPartner(name: string, target: Target) {
+export async function createPartner(name: string, target: Target, persistTo?: string) {
   const { partner, admin, credentials } = await newPartnerRecords(name);
   const sql = [
     `INSERT INTO partners (id, name, client_id, client_secret_hash, admin_account_id, created_at) VALUES (${[
@@ -35,7 +35,7 @@ export async function createPartner(name: string, target: Target) {
       .map(sqlLiteral)
       .join(", ")});`,
   ].join("\n");
-  d1Execute(sql, target);
+  d1Execute(sql, target, persistTo);
   return credentials;
 }
 

@@ -1,13 +1,29 @@
+import type { IpGate } from "./objects/ip-gate";
+import type { PartnerGate } from "./objects/partner-gate";
+import type { RegistrationObject } from "./objects/registration-object";
 import type { TokenGate } from "./objects/token-gate";
+import type { ModelUpdateMessage } from "./services/item-params";
 
 /** Bindings and variables of the Worker (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
   DB: D1Database;
   TOKEN_GATE: DurableObjectNamespace<TokenGate>;
+  /** one object per registration: event log and learner state */
+  REGISTRATIONS: DurableObjectNamespace<RegistrationObject>;
+  PARTNER_GATE: DurableObjectNamespace<PartnerGate>;
+  IP_GATE: DurableObjectNamespace<IpGate>;
+  /** graded answers for online item refinement (src/queues/model-updates.ts) */
+  MODEL_UPDATES: Queue<ModelUpdateMessage>;
   /** HMAC key that signs access tokens (a secret: `wrangler secret put TOKEN_SIGNING_KEY`). */
   TOKEN_SIGNING_KEY: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;
   REFRESH_TOKEN_TTL_SECONDS?: string;
+  /** scales every rate limit; "0" or "off" disables rate limiting (docs/rate-limits.md) */
+  RATE_LIMIT_MULTIPLIER?: string;
+  /** requests per minute per (client IP, URI path) for unauthenticated and failed-auth requests */
+  IP_RATE_LIMIT?: string;
+  /** requests per (client IP, URI path) queued beyond IP_RATE_LIMIT before 429 ip-limited */
+  IP_QUEUE_SIZE?: string;
 }
 
 type WorkerEnv = Env;

@@ -19,13 +19,13 @@ export function wrangler(args: string[]): string {
   return result.stdout;
 }
 
-/** Executes SQL statements against the D1 database (local dev database by default). */
-export function d1Execute(sql: string, target: Target = "local"): void {
+/** Executes SQL statements against the D1 database (local dev database by default; `persistTo` picks another local state dir). */
+export function d1Execute(sql: string, target: Target = "local", persistTo?: string): void {
   const dir = mkdtempSync(join(tmpdir(), "pathwise-sql-"));
   const file = join(dir, "statements.sql");
   try {
     writeFileSync(file, sql);
-    wrangler(["d1", "execute", "DB", `--${target}`, `--file=${file}`, ...(target === "remote" ? ["--yes"] : [])]);
+    wrangler(["d1", "execute", "DB", `--${target}`, `--file=${file}`, ...(target === "remote" ? ["--yes"] : []), ...(persistTo ? [`--persist-to=${persistTo}`] : [])]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

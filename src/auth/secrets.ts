@@ -8,7 +8,12 @@ export function base64url(bytes: Uint8Array): string {
 
 export function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  let s: string;
+  try {
+    s = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  } catch {
+    return null; // e.g. a length that no base64 text has
+  }
   return Uint8Array.from(s, (ch) => ch.charCodeAt(0));
 }
 

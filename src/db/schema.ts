@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql (the migrations are the source of truth for the database).
 
@@ -31,6 +31,8 @@ export const learningInstances = sqliteTable(
     id: text("id").primaryKey(),
     partnerId: text("partner_id").notNull(),
     graphId: text("graph_id").notNull(),
+    /** the resolved graph (migration 0002); graph_id keeps what the caller sent */
+    graphUuid: text("graph_uuid"),
     name: text("name").notNull(),
     startDate: text("start_date"),
     endDate: text("end_date"),
@@ -75,3 +77,110 @@ export type AccountRow = typeof accounts.$inferSelect;
 export type LearningInstanceRow = typeof learningInstances.$inferSelect;
 export type RegistrationRow = typeof registrations.$inferSelect;
 export type PartnerRow = typeof partners.$inferSelect;
+
+// --- Knowledge graphs (migrations/0002_graphs.sql) ---
+
+export const graphs = sqliteTable(
+  "graphs",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    label: text("label").notNull(),
+    name: text("name").notNull(),
+    version: integer("version").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("graphs_partner_label").on(t.partnerId, t.label), index("graphs_partner_created").on(t.partnerId, t.createdAt)],
+);
+
+export const graphVersions = sqliteTable(
+  "graph_versions",
+  {
+    graphId: text("graph_id").notNull(),
+    version: integer("version").notNull(),
+    name: text("name").notNull(),
+    counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    documentParts: integer("document_parts").notNull(),
+    runtimeParts: integer("runtime_parts").notNull(),
+    runtimeFormat: integer("runtime_format").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.version] })],
+);
+
+export const graphBlobs = sqliteTable(
+  "graph_blobs",
+  {
+    graphId: text("graph_id").notNull(),
+    version: integer("version").notNull(),
+    kind: text("kind", { enum: ["document", "runtime"] }).notNull(),
+    part: integer("part").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.version, t.kind, t.part] })],
+);
+
+export type GraphRow = typeof graphs.$inferSelect;
+export type GraphVersionRow = typeof graphVersions.$inferSelect;
+
+// --- Scoped goals and their assignment (migrations/0003_goals.sql) ---
+
+export const goals = sqliteTable(
+  "goals",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    learningInstanceId: text("learning_instance_id").notNull(),
+    targetKind: text("target_kind", { enum: ["objective", "module"] }).notNull(),
+    adaptiveBehavior: text("adaptive_behavior").notNull(),
+    /** the goal as the API echoes it (defaults filled), without id and timestamps */
+    body: text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    graphUuid: text("graph_uuid").notNull(),
+    graphVersion: integer("graph_version").notNull(),
+    /** labels: target objectives (for module goals: the objectives of the target modules) */
+    targetObjectives: text("target_objectives", { mode: "json" }).$type<string[]>().notNull(),
+    /** labels: in-scope objectives (targets plus remediation, include, exclude) */
+    scopeObjectives: text("scope_objectives", { mode: "json" }).$type<string[]>().notNull(),
+    /** labels: recommendable atoms */
+    scopeModules: text("scope_modules", { mode: "json" }).$type<string[]>().notNull(),
+    /** timing.end as ISO UTC, if given */
+    endAt: text("end_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (t) => [index("goals_instance").on(t.learningInstanceId, t.createdAt)],
+);
+
+export const goalAssignments = sqliteTable(
+  "goal_assignments",
+  {
+    goalId: text("goal_id").notNull(),
+    registrationId: text("registration_id").notNull(),
+    assignedAt: integer("assigned_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.goalId, t.registrationId] }), index("goal_assignments_registration").on(t.registrationId)],
+);
+
+export type GoalRow = typeof goals.$inferSelect;
+export type GoalAssignmentRow = typeof goalAssignments.$inferSelect;
+
+export const itemParams = sqliteTable(
+  "item_params",
+  {
+    graphId: text("graph_id").notNull(),
+    module: text("module").notNull(),
+    easiness: real("easiness").notNull(),
+    difficulty: real("difficulty").notNull(),
+    observations: integer("observations").notNull(),
+    shift: real("shift").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.module] })],
+);
+
+export const appliedModelUpdates = sqliteTable("applied_model_updates", {
+  messageId: text("message_id").primaryKey(),
+  appliedAt: integer("applied_at").notNull(),
+});

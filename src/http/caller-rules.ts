@@ -30,6 +30,32 @@ export const callerRules = {
   "POST /v0/registrations": ["admin", "instructor"],
   "GET /v0/registrations/{reg_id}": ["admin", "owner", "instructor"],
   "DELETE /v0/registrations/{reg_id}": ["admin", "instructor"],
+
+  // Knowledge graphs (decisions.md): writes need the admin token and the account's graph entitlement
+  // (checked in the handler); graphs are course content, not personal data, so any user of the partner may read them.
+  "POST /v0/graphs": ["admin"],
+  "POST /v0/graphs/validate": ["admin"],
+  "PUT /v0/graphs/{graph_id}": ["admin"],
+  "GET /v0/graphs/{graph_id}": ["any"],
+  "GET /v0/graphs": ["any"],
+
+  // Scoped goals and their assignment (decisions.md "Scoped goals"): Admin or an instructor of the instance.
+  "POST /v0/learning-instances/{id}/scoped-goals": ["admin", "instructor"],
+  "GET /v0/learning-instances/{id}/scoped-goals": ["admin", "instructor"],
+  "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}": ["admin", "instructor"],
+  "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}": ["admin", "instructor"],
+  "DELETE /v0/learning-instances/{id}/scoped-goals/{goal_id}": ["admin", "instructor"],
+  "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations": ["admin", "instructor"],
+  "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}": ["admin", "instructor"],
+  "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}": ["admin", "instructor"],
+  "DELETE /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}": ["admin", "instructor"],
+
+  // Student events (spec 4.6): admin or the owner of the registration.
+  "POST /v0/registrations/{id}/graded-events": ["admin", "owner"],
+  "POST /v0/registrations/{id}/ungraded-events": ["admin", "owner"],
+  "POST /v0/registrations/{id}/recommendation-followed-events": ["admin", "owner"],
+  "POST /v0/registrations/{id}/focus-events": ["admin", "owner"],
+  "POST /v0/registrations/{id}/batch-events": ["admin", "owner"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type RouteKey = keyof typeof callerRules;

@@ -1,28 +1,42 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { verifyAccessToken } from "../auth/access-token";
+import type { LimitCheck } from "../objects/token-gate";
 import type { AppEnv } from "./app-env";
 import { type RouteKey } from "./caller-rules";
-import { unauthorized } from "./errors";
+import { ApiError, unauthorized } from "./errors";
+import { delayHeader, throttleByIp } from "./ip-limit";
+import { type RateLimitRule, rateLimitFor, rateLimitHeaders, scaledLimit, tooManyHeaders } from "./rate-limits";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * The one gate in front of every API endpoint: bearer token -> caller (signature check, no storage
- * read), then a single call to the token's TokenGate object (revocation, rate limits). Validation
- * and the caller rule follow in the route (zod validators, then `authorize`).
+ * read), then a single call to the token's TokenGate object, which refuses revoked tokens and
+ * counts the request against the endpoint's rate limit (src/http/rate-limits.ts; partner limits
+ * are forwarded by the TokenGate to the PartnerGate). Validation and the caller rule follow in the
+ * route (zod validators, then `authorize`), so a refused request (401, 429) is not processed at all.
+ * A failed authentication is itself IP-limited (spec 8.1.1): the 401 is answered late or refused.
  */
 export function protect(key: RouteKey) {
+  const rule = rateLimitFor(key);
+  const [method = "", pattern = ""] = key.split(" ");
   return createMiddleware<AppEnv>(async (c, next) => {
     const match = BEARER.exec(c.req.header("Authorization") ?? "");
-    if (!match?.[1]) throw unauthorized("Missing or malformed Authorization header; send 'Bearer <access token>'.");
+    if (!match?.[1]) throw await failedAuthentication(c, unauthorized("Missing or malformed Authorization header; send 'Bearer <access token>'."));
     const verified = await verifyAccessToken(match[1], c.env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
     if (!verified.ok) {
-      throw unauthorized(verified.reason === "expired" ? "The access token has expired." : "The access token is not valid.");
+      throw await failedAuthentication(c, unauthorized(verified.reason === "expired" ? "The access token has expired." : "The access token is not valid."));
     }
     const { claims } = verified;
+    const { rateLimits } = c.get("config");
+    const check = rule && rateLimits.enabled ? await limitCheck(c, rule, key, method, pattern, claims.partner_id, rateLimits.multiplier) : undefined;
     const gate = c.env.TOKEN_GATE.get(c.env.TOKEN_GATE.idFromName(claims.jti));
-    const admitted = await gate.admit(claims.exp * 1000);
-    if (!admitted.ok) throw unauthorized("The access token has been revoked.");
+    const admitted = await gate.admit(claims.exp * 1000, check);
+    if (!admitted.ok) {
+      if (admitted.reason === "revoked") throw await failedAuthentication(c, unauthorized("The access token has been revoked."));
+      throw new ApiError(429, "Too many requests.", undefined, tooManyHeaders(admitted.reason, admitted.retryAfterMs, admitted.window));
+    }
     c.set("caller", {
       partnerId: claims.partner_id,
       accountId: claims.account_id,
@@ -32,5 +46,56 @@ export function protect(key: RouteKey) {
     });
     c.set("routeKey", key);
     await next();
+    if (admitted.window) for (const [name, value] of Object.entries(rateLimitHeaders(admitted.window))) c.res.headers.set(name, value);
   });
+}
+
+/** The 401 of a failed authentication, after the IP-based limit had its say (delay, or 429 ip-limited). */
+async function failedAuthentication(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
+  const decision = await throttleByIp(c);
+  return new ApiError(error.status, error.message, error.details, { ...error.headers, ...delayHeader(decision) });
+}
+
+/**
+ * What to count: token limits per (method, concrete path) — path parameters decoded and lower-cased
+ * so that spellings of one resource share a window — partner limits per endpoint.
+ */
+async function limitCheck(
+  c: Context<AppEnv>,
+  rule: RateLimitRule,
+  key: string,
+  method: string,
+  pattern: string,
+  partnerId: string,
+  multiplier: number,
+): Promise<LimitCheck> {
+  let limit = rule.limit;
+  let bucket: string;
+  if (rule.kind === "partner") {
+    bucket = key;
+  } else {
+    const path = pattern.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent((c.req.param(name) ?? "").toLowerCase()));
+    bucket = `${method} ${path}`;
+    if (rule.actions) {
+      const action = await bodyAction(c);
+      if (action !== undefined && Object.hasOwn(rule.actions, action)) {
+        limit = rule.actions[action] ?? limit;
+        bucket += ` action=${action}`;
+      } else {
+        bucket += " action=*";
+      }
+    }
+  }
+  return { kind: rule.kind, bucket, limit: scaledLimit(limit, multiplier), now: Date.now(), partnerId };
+}
+
+/** The `action` field of a JSON body (batch goal assignment), read from a clone; undefined if absent or malformed. */
+async function bodyAction(c: Context<AppEnv>): Promise<string | undefined> {
+  try {
+    const body: unknown = await c.req.raw.clone().json();
+    const action = (body as { action?: unknown } | null)?.action;
+    return typeof action === "string" ? action : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,18 +1,46 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { LimitKind, WindowState } from "../http/rate-limits";
+import { SlidingWindowLog } from "./sliding-window";
 
-export type AdmitResult = { ok: true } | { ok: false; reason: "revoked" };
+/** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
+export interface LimitCheck {
+  kind: LimitKind;
+  /** the counter: "METHOD /concrete/path" for token limits, the route key for partner limits */
+  bucket: string;
+  /** requests per window (already scaled by the configured multiplier) */
+  limit: number;
+  /** the caller's clock, ms since the epoch (protect passes Date.now(); tests pass their own) */
+  now: number;
+  partnerId: string;
+}
+
+export type AdmitResult =
+  | { ok: true; window?: WindowState }
+  | { ok: false; reason: "revoked" }
+  | { ok: false; reason: "token-limited" | "partner-limited"; retryAfterMs: number; window: WindowState };
 
 /**
  * One object per access token (named by the token id). Every authenticated request calls `admit`
- * once: it refuses revoked tokens and (with the rate-limit issue) enforces the token's per-endpoint
- * windows. An alarm at token expiry deletes everything, so idle gates hold nothing.
+ * once: it refuses revoked tokens, then counts the request in the token's sliding window for
+ * (method, concrete path), or, for partner-limited endpoints, asks the partner's PartnerGate
+ * (a Durable-Object-to-Durable-Object call, so the Worker still makes one call per request).
+ * An alarm at token expiry deletes everything, so idle gates hold nothing.
  */
 export class TokenGate extends DurableObject<Env> {
-  async admit(expiresAtMs: number): Promise<AdmitResult> {
+  readonly #log = new SlidingWindowLog(this.ctx.storage.sql);
+
+  async admit(expiresAtMs: number, check?: LimitCheck): Promise<AdmitResult> {
     if (this.ctx.storage.kv.get<boolean>("revoked")) return { ok: false, reason: "revoked" };
     await this.scheduleCleanup(expiresAtMs);
-    return { ok: true };
+    if (!check) return { ok: true };
+    if (check.kind === "partner") {
+      const gate = this.env.PARTNER_GATE.get(this.env.PARTNER_GATE.idFromName(`partner:${check.partnerId}`));
+      const r = await gate.hit(check.bucket, check.limit, check.now);
+      return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "partner-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
+    }
+    const r = this.#log.hit(check.bucket, check.limit, check.now);
+    return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "token-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
   }
 
   async revoke(expiresAtMs: number): Promise<void> {
@@ -22,6 +50,7 @@ export class TokenGate extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
+    this.#log.init();
   }
 
   private async scheduleCleanup(expiresAtMs: number): Promise<void> {
@@ -30,3 +59,5 @@ export class TokenGate extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(expiresAtMs);
   }
 }
+
+const windowOf = (r: WindowState): WindowState => ({ limit: r.limit, remaining: r.remaining, resetMs: r.resetMs });

@@ -59,7 +59,10 @@ const createRouteDef = apiRoute({
   tags: ["Learning instances"],
   summary: "Create a learning instance (a course teaching one graph)",
   request: { body: jsonBody(CreateBody) },
-  responses: { 201: json(LearningInstanceSchema, "The new learning instance"), 422: json(z.any(), "Name holds an e-mail address, or dates out of order") },
+  responses: {
+    201: json(LearningInstanceSchema, "The new learning instance"),
+    422: json(z.any(), "Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order"),
+  },
 });
 
 const listRouteDef = apiRoute({
@@ -131,7 +134,7 @@ export const learningInstancesRouter = createRouter()
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
     await authorize(c, subjectOf(li));
     const { graph_id, ...fields } = c.req.valid("json");
-    if (graph_id !== undefined && graph_id !== li.graphId) {
+    if (graph_id !== undefined && graph_id !== li.graphId && graph_id.toLowerCase() !== li.graphUuid) {
       throw unprocessable("graph_id cannot be changed after creation.", [{ path: "body.graph_id", message: "immutable" }]);
     }
     const updated = await updateLearningInstance(c.get("db"), li, fields);

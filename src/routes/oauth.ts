@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
+import { ipLimit } from "../http/ip-limit";
 import { createRouter } from "../lib/router";
 import { OAuthError, authenticateClient, clientCredentialsGrant, refreshTokenGrant } from "../services/oauth";
-import { json } from "./common.schemas";
+import { ErrorSchema, json } from "./common.schemas";
 
 const TokenRequest = z
   .object({
@@ -46,6 +47,7 @@ const tokenRoute = createRoute({
     200: json(TokenResponse, "A new token pair"),
     400: json(OAuthErrorBody, "RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope"),
     401: json(OAuthErrorBody, "RFC 6749 error: invalid_client"),
+    429: json(ErrorSchema, "IP-based limit: the queue for this client IP and path is full (X-Service-Rate-Exceeded: ip-limited)"),
   },
 });
 
@@ -67,6 +69,8 @@ export const oauthRouter = createRouter();
 oauthRouter.openAPIRegistry.registerPath(tokenRoute);
 oauthRouter.post(
   "/v0/oauth/token",
+  // Unauthenticated: IP-based limit per (client IP, path), queueing beyond it (spec 8.1.1).
+  ipLimit(),
   async (c) => {
     try {
       const partner = await authenticateClient(c.get("db"), c.req.header("Authorization"));

@@ -1,7 +1,8 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { learningInstances, registrations, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { goals, learningInstances, registrations, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
 import { notFound, unprocessable } from "../http/errors";
+import { resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
 
 export interface LearningInstanceView {
@@ -47,10 +48,17 @@ export async function createLearningInstance(
   input: { graph_id: string; name: string; start_date?: string; end_date?: string },
 ): Promise<LearningInstanceRow> {
   checkFields(input);
+  const graph = await resolveGraphRef(db, partnerId, input.graph_id);
+  if (!graph) {
+    throw unprocessable(`No graph '${input.graph_id}' for this partner; ingest it with POST /v0/graphs first.`, [
+      { path: "body.graph_id", message: "unknown graph (send a graph uuid or gref- label of this partner)" },
+    ]);
+  }
   const row: LearningInstanceRow = {
     id: crypto.randomUUID(),
     partnerId,
     graphId: input.graph_id,
+    graphUuid: graph.id,
     name: input.name,
     startDate: isoUtc(input.start_date) ?? null,
     endDate: isoUtc(input.end_date) ?? null,
@@ -91,11 +99,12 @@ export async function updateLearningInstance(db: Db, current: LearningInstanceRo
   return next;
 }
 
-/** Deletes the instance and its registrations (soft: rows are kept for the record, invisible to the API). */
+/** Deletes the instance, its registrations and its scoped goals (soft: rows are kept for the record, invisible to the API). */
 export async function deleteLearningInstance(db: Db, id: string): Promise<void> {
   const now = Date.now();
   await db.batch([
     db.update(registrations).set({ deletedAt: now }).where(and(eq(registrations.learningInstanceId, id), isNull(registrations.deletedAt))),
+    db.update(goals).set({ deletedAt: now }).where(and(eq(goals.learningInstanceId, id), isNull(goals.deletedAt))),
     db.update(learningInstances).set({ deletedAt: now }).where(eq(learningInstances.id, id)),
   ]);
 }

@@ -43,8 +43,14 @@ export async function authenticateClient(db: Db, authorization: string | undefin
     throw new OAuthError("invalid_client", "The Basic credentials are not valid base64.");
   }
   const colon = decoded.indexOf(":");
-  const clientId = decodeURIComponent(colon < 0 ? decoded : decoded.slice(0, colon));
-  const secret = colon < 0 ? "" : decodeURIComponent(decoded.slice(colon + 1));
+  let clientId: string;
+  let secret: string;
+  try {
+    clientId = decodeURIComponent(colon < 0 ? decoded : decoded.slice(0, colon));
+    secret = colon < 0 ? "" : decodeURIComponent(decoded.slice(colon + 1));
+  } catch {
+    throw new OAuthError("invalid_client", "The Basic credentials are not valid form-urlencoded text.");
+  }
   const partner = await db.select().from(partners).where(eq(partners.clientId, clientId)).get();
   // Compare against a digest even when the client is unknown, so both failures take the same time.
   const ok = await secretMatches(secret, partner?.clientSecretHash ?? "no-such-client");

@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { openDb } from "../../src/db/client";
 import { provisionPartner, type PartnerCredentials } from "../../src/services/partners";
+import { demoGraph } from "./demo-graph";
 
 export const BASE = "https://pathwise.test";
 
@@ -65,7 +66,27 @@ export async function createAccount(p: Partner, externalUserId = uniqueId()): Pr
   return res.body;
 }
 
+/** Ingests a graph document (default: the demo graph, label gref-demo) for the partner; returns the 201 body. */
+export async function createGraph(p: Partner, doc: Json = demoGraph()): Promise<Json> {
+  const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+  if (res.status !== 201) throw new Error(`create graph: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+const demoGraphOf = new Map<string, Promise<Json>>();
+
+/** The partner's gref-demo graph, ingested on first use. */
+export function ensureDemoGraph(p: Partner): Promise<Json> {
+  let graph = demoGraphOf.get(p.partner_id);
+  if (!graph) {
+    graph = createGraph(p);
+    demoGraphOf.set(p.partner_id, graph);
+  }
+  return graph;
+}
+
 export async function createInstance(p: Partner, body: Json = { graph_id: "gref-demo", name: "Course" }): Promise<Json> {
+  if (body.graph_id === "gref-demo") await ensureDemoGraph(p);
   const res = await call("POST", "/v0/learning-instances", { token: p.adminToken, body });
   if (res.status !== 201) throw new Error(`create instance: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

@@ -1,0 +1,30 @@
+/**
+ * Offline calibration of the learner model's item and predictor parameters from historical events.
+ *   npm run --silent calibrate -- --train TRAIN --qmat QMAT --out PARAMS.json [--calibrate-options JSON] [--verbose]
+ * TRAIN is a Gervet-format event file (user_id item_id timestamp correct skill_id; tab or comma separated).
+ * Writes ModelParams as plain JSON (what the Durable Object loads).
+ */
+import { writeFileSync } from "node:fs";
+import { calibrate, type CalibrateOptions } from "../src/model/index";
+import { readQmat, readRows, timeScale, toSequences } from "./kt-data";
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const trainPath = arg("train");
+const qmatPath = arg("qmat");
+const outPath = arg("out");
+if (!trainPath || !qmatPath || !outPath) {
+  console.error("usage: calibrate --train TRAIN --qmat QMAT --out PARAMS.json [--calibrate-options JSON] [--verbose]");
+  process.exit(2);
+}
+const t0 = Date.now();
+const rows = readRows(trainPath);
+const { seqs } = toSequences(rows, readQmat(qmatPath), timeScale(rows));
+const extra = arg("calibrate-options");
+const options: CalibrateOptions = extra ? (JSON.parse(extra) as CalibrateOptions) : {};
+const params = calibrate(seqs, { ...options, log: process.argv.includes("--verbose") ? (m) => console.error(m) : undefined });
+writeFileSync(outPath, JSON.stringify(params));
+console.log(`calibrated on ${rows.length} rows / ${seqs.length} learners in ${((Date.now() - t0) / 1000).toFixed(1)}s -> ${outPath}`);

@@ -1,0 +1,109 @@
+/**
+ * The rate limits of spec section 8.2, one row per endpoint, keyed like the caller-rules table
+ * ("METHOD /v0/path/{param}"). `protect(routeKey)` looks its row up with `rateLimitFor`, so a route
+ * that lands later is limited as soon as it exists. Lookup ignores path-parameter *names*
+ * ("{id}" and "{reg_id}" are the same slot), so a route only has to match the shape of its row.
+ *
+ * kind "token":   per access token and per (method, concrete path) — decisions.md "Clarifications".
+ * kind "partner": across all tokens of the partner, per endpoint.
+ * `actions`:      the batch goal assignment counts `assign` and `unassign` requests in separate
+ *                 windows (decisions.md "Clarifications"); `limit` applies when the action is
+ *                 missing or unknown (the stricter one).
+ * Every window is RATE_WINDOW_MS long. Endpoints without a row have no token or partner limit.
+ * Numbers here are the spec's; deployments scale them with RATE_LIMIT_MULTIPLIER (src/config.ts).
+ */
+export const RATE_WINDOW_MS = 60_000;
+
+export type LimitKind = "token" | "partner";
+
+export interface RateLimitRule {
+  kind: LimitKind;
+  /** requests per RATE_WINDOW_MS */
+  limit: number;
+  /** per-action limits read from the JSON body's `action` field, each in its own window */
+  actions?: Readonly<Record<string, number>>;
+}
+
+const token = (limit: number): RateLimitRule => ({ kind: "token", limit });
+const partner = (limit: number): RateLimitRule => ({ kind: "partner", limit });
+
+const LI = "/v0/learning-instances";
+const REG = "/v0/registrations";
+const ASSIGNMENT = `${LI}/{id}/scoped-goals/{goal_id}/registrations`;
+const METRICS = ["expected-score", "readiness-forecast", "active-time", "proficiency"] as const;
+
+export const rateLimits: Readonly<Record<string, RateLimitRule>> = {
+  "POST /v0/accounts": token(750),
+  "POST /v0/batch": token(90),
+  "GET /v0/accounts/current": token(15),
+  "GET /v0/accounts/{account_id}": token(15),
+  "DELETE /v0/accounts/{account_id}": token(150),
+  "POST /v0/registrations": token(375),
+  "GET /v0/registrations/{reg_id}": token(15),
+  "DELETE /v0/registrations/{reg_id}": token(375),
+  "POST /v0/learning-instances": token(750),
+  "GET /v0/learning-instances": token(15),
+  "GET /v0/learning-instances/{id}": token(15),
+  "GET /v0/learning-instances/{li_id}/registrations": token(15),
+  [`POST ${LI}/{id}/scoped-goals`]: token(90),
+  [`PUT ${LI}/{id}/scoped-goals/{goal_id}`]: token(90),
+  [`PUT ${ASSIGNMENT}/{registration_id}`]: token(135),
+  [`PUT ${ASSIGNMENT}`]: { kind: "token", limit: 10, actions: { assign: 10, unassign: 100 } },
+  [`GET ${ASSIGNMENT}/{registration_id}`]: token(15),
+  [`DELETE ${ASSIGNMENT}/{registration_id}`]: token(135),
+  [`POST ${REG}/{id}/ungraded-events`]: token(15),
+  [`POST ${REG}/{id}/graded-events`]: token(15),
+  [`POST ${REG}/{id}/focus-events`]: token(15),
+  [`POST ${REG}/{id}/recommendation-followed-events`]: token(15),
+  [`POST ${REG}/{id}/batch-events`]: token(15),
+  [`GET ${REG}/{id}/recommendation`]: token(15),
+  ...Object.fromEntries(METRICS.flatMap((m) => [[`POST ${LI}/{id}/metrics/${m}/rows`, token(225)], [`POST ${REG}/{id}/metrics/${m}/rows`, token(225)]])),
+  "POST /v0/accounts/metrics/predicted-score": partner(140),
+  [`POST ${LI}/{id}/metrics/status-and-progress`]: token(225),
+  [`POST ${REG}/{id}/metrics/status-and-progress`]: token(225),
+  [`POST ${LI}/{id}/metrics/groups`]: token(25),
+};
+
+/** "PUT /v0/x/{goal_id}/y/{reg}" -> "PUT /v0/x/{}/y/{}": the key with parameter names erased. */
+export const routeShape = (key: string): string => key.replace(/\{[^}]*\}/g, "{}");
+
+const byShape = new Map(Object.entries(rateLimits).map(([key, rule]) => [routeShape(key), rule]));
+
+/** The limit row of a route key ("METHOD /v0/path/{param}"), or undefined when the endpoint has none. */
+export function rateLimitFor(routeKey: string): RateLimitRule | undefined {
+  return byShape.get(routeShape(routeKey));
+}
+
+/** A spec limit scaled by the configured multiplier (never below 1); callers skip limiting when off. */
+export function scaledLimit(limit: number, multiplier: number): number {
+  return Math.max(1, Math.round(limit * multiplier));
+}
+
+/** What a limiter reports back for one request. */
+export interface WindowState {
+  limit: number;
+  /** requests left in the window after this one */
+  remaining: number;
+  /** ms until the oldest counted request leaves the window (one more request becomes available) */
+  resetMs: number;
+}
+
+export type LimitedBy = "token-limited" | "partner-limited" | "ip-limited";
+
+/** The IETF draft informational headers, sent on every response of a limited endpoint. */
+export function rateLimitHeaders(w: WindowState): Record<string, string> {
+  return {
+    "RateLimit-Limit": String(w.limit),
+    "RateLimit-Remaining": String(Math.max(0, w.remaining)),
+    "RateLimit-Reset": String(Math.max(0, Math.ceil(w.resetMs / 1000))),
+  };
+}
+
+/** The headers of a 429: who limited, when to retry (whole seconds, rounded up), and the window state. */
+export function tooManyHeaders(by: LimitedBy, retryAfterMs: number, w?: WindowState): Record<string, string> {
+  return {
+    ...(w ? rateLimitHeaders({ ...w, remaining: 0 }) : {}),
+    "X-Service-Rate-Exceeded": by,
+    "Retry-After": String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+  };
+}

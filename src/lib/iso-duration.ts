@@ -1,0 +1,44 @@
+/**
+ * Strict ISO 8601 durations as goals use them (`P2W`, `P10D`, `PT36H`, `P1Y2M3DT4H5M6S`).
+ * Integer components only; weeks stand alone (`P2W`, not `P2W3D`); at least one component;
+ * `T` must be followed by a time component; the total must be positive.
+ */
+export interface IsoDuration {
+  years: number;
+  months: number;
+  weeks: number;
+  days: number;
+  hours: number;
+  minutes: number;
+  seconds: number;
+}
+
+const WEEKS = /^P(\d+)W$/;
+const FULL = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+/** generous bound per component, so the arithmetic below stays exact */
+const MAX_COMPONENT = 100_000;
+
+export function parseIsoDuration(text: string): IsoDuration | undefined {
+  const zero: IsoDuration = { years: 0, months: 0, weeks: 0, days: 0, hours: 0, minutes: 0, seconds: 0 };
+  let d: IsoDuration;
+  const w = WEEKS.exec(text);
+  if (w) d = { ...zero, weeks: Number(w[1]) };
+  else {
+    const m = FULL.exec(text);
+    if (!m || text === "P" || text.endsWith("T")) return undefined;
+    const n = (s: string | undefined) => (s === undefined ? 0 : Number(s));
+    d = { ...zero, years: n(m[1]), months: n(m[2]), days: n(m[3]), hours: n(m[4]), minutes: n(m[5]), seconds: n(m[6]) };
+  }
+  const parts = Object.values(d);
+  if (parts.some((v) => !Number.isSafeInteger(v) || v > MAX_COMPONENT)) return undefined;
+  if (parts.every((v) => v === 0)) return undefined;
+  return d;
+}
+
+/** The instant `duration` after `from` (calendar arithmetic in UTC for years and months). */
+export function addIsoDuration(from: Date, d: IsoDuration): Date {
+  const t = new Date(from.getTime());
+  if (d.years || d.months) t.setUTCMonth(t.getUTCMonth() + d.years * 12 + d.months);
+  const ms = (((d.weeks * 7 + d.days) * 24 + d.hours) * 60 + d.minutes) * 60_000 + d.seconds * 1000;
+  return new Date(t.getTime() + ms);
+}

@@ -1,0 +1,145 @@
+/**
+ * Online, deterministic state updates. O(#objectives of the item (+ their graph neighbours)) per event,
+ * independent of history length. Updates mutate the given state in place and return it.
+ */
+import { filterLogit, itemDifficulty, type ItemRef } from "./features";
+import { propagate, type ObjectiveShift, type PrereqGraph } from "./graph-propagation";
+import { newObjectiveState, type LearnerState, type ObjectiveState } from "./learner-state";
+import { expectedSigmoid } from "./math";
+import { EMA_FAST, EMA_RESIDUAL, EMA_SLOW, ITEM_MEMORY, type ModelParams } from "./params";
+
+export interface GradedEvent extends ItemRef {
+  correct: boolean | number;
+  /** Event time in ms since epoch; 0 (or absent) = unknown. */
+  timeMs?: number;
+}
+
+export type UngradedEvent = ItemRef & { timeMs?: number };
+
+export type LearnerEvent = (GradedEvent & { kind: "graded" }) | (UngradedEvent & { kind: "ungraded" });
+
+const DAY_MS = 86_400_000;
+
+function uniqueObjectives(objs: readonly string[]): string[] {
+  return objs.length <= 1 ? [...objs] : [...new Set(objs)];
+}
+
+/** Forgetting: variance grows and the mean decays toward the prior with time since last practice. */
+function forget(o: ObjectiveState, params: ModelParams, timeMs: number): void {
+  if (!(timeMs > 0 && o.t > 0 && timeMs > o.t)) return;
+  const days = (timeMs - o.t) / DAY_MS;
+  const f = params.filter;
+  const pv = f.priorVarObjective;
+  if (o.v < pv) o.v = Math.min(pv, o.v + f.forgetVarPerDay * days);
+  if (f.forgetHalfLifeDays > 0) o.mu *= Math.pow(0.5, days / f.forgetHalfLifeDays);
+}
+
+function count(o: ObjectiveState, y: number, p: number, timeMs: number, seq: number): void {
+  o.n += 1;
+  o.r = EMA_RESIDUAL * o.r + (1 - EMA_RESIDUAL) * (y - p);
+  o.q = seq;
+  o.w += y;
+  const s = 2 * y - 1;
+  o.ef = EMA_FAST * o.ef + (1 - EMA_FAST) * s;
+  o.es = EMA_SLOW * o.es + (1 - EMA_SLOW) * s;
+  o.last = s;
+  o.streak = s > 0 ? (o.streak > 0 ? o.streak + 1 : 1) : o.streak < 0 ? o.streak - 1 : -1;
+  if (timeMs > 0) o.t = timeMs;
+}
+
+function touchItem(state: LearnerState, key: string, y: number): void {
+  const it = state.items[key];
+  if (it) {
+    it[0] += 1;
+    it[1] += y;
+    it[2] = state.seq;
+    return;
+  }
+  if (state.itemCount >= ITEM_MEMORY) {
+    let oldKey: string | undefined;
+    let oldSeq = Infinity;
+    for (const k in state.items) {
+      const c = state.items[k];
+      if (c && c[2] < oldSeq) {
+        oldSeq = c[2];
+        oldKey = k;
+      }
+    }
+    if (oldKey !== undefined) {
+      delete state.items[oldKey];
+      state.itemCount -= 1;
+    }
+  }
+  state.items[key] = [1, y, state.seq];
+  state.itemCount += 1;
+}
+
+/** Applies a graded answer. Returns the filter's prediction made *before* the update (useful for logging). */
+export function applyGraded(state: LearnerState, params: ModelParams, graph: PrereqGraph | undefined, ev: GradedEvent): number {
+  const y = ev.correct === true || ev.correct === 1 ? 1 : 0;
+  const timeMs = ev.timeMs ?? 0;
+  const objs = uniqueObjectives(ev.objectives);
+  const item: ItemRef = { itemKey: ev.itemKey, objectives: objs };
+  const f = params.filter;
+  state.seq += 1;
+  const os: ObjectiveState[] = [];
+  for (const k of objs) {
+    const o = (state.objectives[k] ??= newObjectiveState(f.priorVarObjective));
+    forget(o, params, timeMs);
+    os.push(o);
+  }
+  // Gaussian filter step (Laplace / assumed-density filtering on a logistic likelihood).
+  const d = itemDifficulty(params, item);
+  const { z, s2 } = filterLogit(state, params, item, d);
+  const p = expectedSigmoid(z, s2);
+  const g = y - p;
+  const h = p * (1 - p);
+  const denom = 1 + s2 * h;
+  const gl = state.global;
+  gl.mu += (gl.v * g) / denom;
+  gl.v = Math.max(1e-6, gl.v - (gl.v * gl.v * h) / denom) + f.noiseGlobal;
+  const m = os.length || 1;
+  const shifts: ObjectiveShift[] = [];
+  for (let i = 0; i < os.length; i++) {
+    const o = os[i] as ObjectiveState;
+    const va = o.v / m;
+    const dMu = (va * g) / denom;
+    const vPost = Math.max(1e-6, o.v - (va * va * h) / denom);
+    shifts.push({ objective: objs[i] as string, dMu, varRatio: vPost / o.v });
+    o.mu += dMu;
+    o.v = Math.min(f.priorVarObjective, vPost + f.noiseObjective);
+    count(o, y, p, timeMs, state.seq);
+  }
+  count(gl, y, p, timeMs, state.seq);
+  touchItem(state, ev.itemKey, y);
+  if (graph) propagate(state, params, graph, shifts, new Set(objs));
+  return p;
+}
+
+/** Applies an ungraded (instructional) event: a learning opportunity, no correctness evidence. */
+export function applyUngraded(state: LearnerState, params: ModelParams, graph: PrereqGraph | undefined, ev: UngradedEvent): void {
+  const timeMs = ev.timeMs ?? 0;
+  const objs = uniqueObjectives(ev.objectives);
+  const f = params.filter;
+  state.seq += 1;
+  const m = objs.length || 1;
+  const shifts: ObjectiveShift[] = [];
+  for (const k of objs) {
+    const o = (state.objectives[k] ??= newObjectiveState(f.priorVarObjective));
+    forget(o, params, timeMs);
+    const dMu = f.ungradedGain / m;
+    o.mu += dMu;
+    o.u += 1;
+    o.q = state.seq;
+    if (timeMs > 0) o.t = timeMs;
+    shifts.push({ objective: k, dMu, varRatio: 1 });
+  }
+  state.global.u += 1;
+  if (timeMs > 0) state.global.t = timeMs;
+  if (graph) propagate(state, params, graph, shifts, new Set(objs));
+}
+
+export function applyEvent(state: LearnerState, params: ModelParams, graph: PrereqGraph | undefined, ev: LearnerEvent): void {
+  if (ev.kind === "graded") applyGraded(state, params, graph, ev);
+  else applyUngraded(state, params, graph, ev);
+}

@@ -1,0 +1,26 @@
+import type { GraphIndex } from "../graphs/runtime-graph";
+import { buildGraph, type ModelParams, type PrereqGraph } from "../model";
+import serviceParams from "../model/service-params.json";
+
+/**
+ * Population-level model parameters the service runs with: calibrated offline by
+ * `npm run calibrate` (feature weights, filter and graph constants; partner items start from the
+ * objective/global difficulty and are refined online).
+ */
+export const SERVICE_PARAMS = serviceParams as unknown as ModelParams;
+
+const prereqGraphs = new WeakMap<GraphIndex, PrereqGraph>();
+
+/** The model's view of a graph's prerequisites, built once per loaded graph version. */
+export function modelGraphFor(graph: GraphIndex): PrereqGraph {
+  let built = prereqGraphs.get(graph);
+  if (!built) {
+    const prerequisites: Record<string, string[]> = {};
+    graph.graph.objectives.forEach((label, i) => {
+      prerequisites[label] = (graph.graph.prerequisites[i] ?? []).map((p) => graph.graph.objectives[p] as string);
+    });
+    built = buildGraph(prerequisites);
+    prereqGraphs.set(graph, built);
+  }
+  return built;
+}

@@ -1,0 +1,37 @@
+/** Types shared by the event routes (callers) and the RegistrationObject (RPC payloads). */
+import type { ErrorDetail } from "../http/errors";
+
+export type EventKind = "graded" | "ungraded" | "recommendation-followed";
+
+/** One student event as accepted by the API, times already parsed to ms. */
+export interface EventInput {
+  kind: EventKind;
+  /** module uuid or mref label as sent */
+  moduleId: string;
+  /** interaction_end_time (graded/ungraded) or time_followed (recommendation-followed), ms */
+  occurredAt: number;
+  /** request path of the module id, for error details (e.g. body.events[3].module_id) */
+  path: string;
+  correct?: boolean;
+  durationMs?: number;
+  goalId?: string;
+  instanceHash?: string;
+  recommendationId?: number;
+}
+
+export interface IngestRequest {
+  registrationId: string;
+  graphUuid: string;
+  graphVersion: number;
+  /** events in chronological order (the API's batch order reversed) */
+  events: EventInput[];
+  /** a focus change applied before the events (batch goal_id, focus-events) */
+  focusGoalId?: string;
+  ignoreInvalidModuleIds: boolean;
+  idempotencyKey?: string;
+  nowMs: number;
+}
+
+export type IngestOutcome =
+  | { ok: true; stored: number; ignored: number; replayed: boolean }
+  | { ok: false; status: 422; message: string; details: ErrorDetail[]; replayed: boolean };

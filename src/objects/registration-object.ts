@@ -1,0 +1,247 @@
+import { DurableObject } from "cloudflare:workers";
+import { openDb } from "../db/client";
+import type { Env } from "../env";
+import type { ErrorDetail } from "../http/errors";
+import { findModule, type GraphIndex } from "../graphs/runtime-graph";
+import { applyEvent, initialLearnerState, predictCorrect, type ItemEntry, type LearnerEvent, type LearnerState, type ModelParams } from "../model";
+import { loadRuntimeGraph } from "../services/graph-store";
+import { loadItemParams, type ItemObservation, type ModelUpdateMessage } from "../services/item-params";
+import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
+import { migrate } from "./registration-schema";
+import { modelGraphFor, SERVICE_PARAMS } from "./model-context";
+
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+interface StoredEventRow extends Record<string, SqlStorageValue> {
+  seq: number;
+  kind: string;
+  module: string | null;
+  graph_version: number | null;
+  occurred_at: number;
+  body: string;
+}
+
+/**
+ * One object per registration. It serializes every event post of the registration, keeps the
+ * append-only event log, the learner state (updated incrementally: O(1) per event, independent of
+ * history length) and the goal focus, all in its SQLite storage.
+ */
+export class RegistrationObject extends DurableObject<Env> {
+  #state: LearnerState | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage);
+  }
+
+  /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
+  async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    const storage = this.ctx.storage;
+    if (request.idempotencyKey) {
+      const previous = storage.sql
+        .exec<{ outcome: string }>("SELECT outcome FROM idempotency WHERE key = ? AND created_at > ?", request.idempotencyKey, request.nowMs - IDEMPOTENCY_TTL_MS)
+        .toArray()[0];
+      if (previous) return { ...(JSON.parse(previous.outcome) as IngestOutcome), replayed: true };
+    }
+
+    const graph = await this.#graph(request.graphUuid, request.graphVersion);
+    const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
+    // Everything below is synchronous: no other request of this registration can interleave.
+    const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
+    let outcome: IngestOutcome;
+    if (resolved.details.length > 0) {
+      outcome = {
+        ok: false,
+        status: 422,
+        message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+        details: resolved.details,
+        replayed: false,
+      };
+    } else {
+      outcome = { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+    }
+
+    let next: LearnerState | undefined;
+    storage.transactionSync(() => {
+      if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
+      if (request.idempotencyKey) {
+        storage.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", request.nowMs - IDEMPOTENCY_TTL_MS);
+        storage.sql.exec("INSERT OR REPLACE INTO idempotency (key, outcome, created_at) VALUES (?, ?, ?)", request.idempotencyKey, JSON.stringify(outcome), request.nowMs);
+      }
+    });
+    // Only after the commit: a failed transaction leaves the cached state as it was.
+    if (next) {
+      this.#state = next;
+      // The outbox is sent by the alarm, off the response path; it retries until the queue takes it.
+      if ((await storage.getAlarm()) === null) await storage.setAlarm(Date.now());
+    }
+    return outcome;
+  }
+
+  /** The incrementally maintained learner state. */
+  async learnerState(): Promise<LearnerState> {
+    return this.#learnerState();
+  }
+
+  /** The learner state rebuilt from the event log alone (must equal `learnerState()`). */
+  async replayedState(): Promise<LearnerState> {
+    const state = initialLearnerState(SERVICE_PARAMS);
+    const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
+    if (!graphUuid) return state;
+    const rows = this.ctx.storage.sql
+      .exec<StoredEventRow>("SELECT seq, kind, module, graph_version, occurred_at, body FROM events WHERE kind IN ('graded', 'ungraded') ORDER BY seq")
+      .toArray();
+    for (const row of rows) {
+      const graph = await this.#graph(graphUuid, row.graph_version ?? 1);
+      const stored = toLearnerEvent(graph, row);
+      if (stored) applyEvent(state, paramsWith(stored.event.itemKey, stored.item), modelGraphFor(graph), stored.event);
+    }
+    return state;
+  }
+
+  /** Number of events in the log. */
+  async eventCount(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
+  }
+
+  async focus(): Promise<string | undefined> {
+    return this.ctx.storage.kv.get<string>("focus_goal_id");
+  }
+
+  /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
+  override async alarm(): Promise<void> {
+    const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
+    const rows = this.ctx.storage.sql.exec<{ id: number; body: string }>("SELECT id, body FROM outbox ORDER BY id LIMIT 100").toArray();
+    if (rows.length === 0) return;
+    try {
+      // The message id makes the consumer's work exactly-once even if a send is repeated.
+      await this.env.MODEL_UPDATES.sendBatch(rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })));
+    } catch (error) {
+      console.error(JSON.stringify({ registration: registrationId, outbox: "send failed, retrying", error: String(error) }));
+      await this.ctx.storage.setAlarm(Date.now() + 10_000);
+      return;
+    }
+    const last = rows[rows.length - 1]?.id ?? 0;
+    this.ctx.storage.sql.exec("DELETE FROM outbox WHERE id <= ?", last);
+    if (rows.length === 100) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** Messages waiting in the outbox (for tests and operations). */
+  async outboxSize(): Promise<number> {
+    return this.ctx.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
+  }
+
+  /** Writes the events and the updated learner state (inside the caller's transaction); returns the new state. */
+  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): LearnerState {
+    const { storage } = this.ctx;
+    storage.kv.put("registration_id", request.registrationId);
+    storage.kv.put("graph_uuid", request.graphUuid);
+    if (request.focusGoalId) {
+      storage.sql.exec(
+        "INSERT INTO events (kind, module, graph_version, occurred_at, received_at, body) VALUES ('focus', NULL, NULL, ?, ?, ?)",
+        request.nowMs,
+        request.nowMs,
+        JSON.stringify({ goal_id: request.focusGoalId }),
+      );
+      storage.kv.put("focus_goal_id", request.focusGoalId);
+    }
+    const state = structuredClone(this.#learnerState());
+    const modelGraph = modelGraphFor(graph);
+    const observations: ItemObservation[] = [];
+    for (const { input, module } of accepted) {
+      const label = graph.graph.modules[module]?.label ?? input.moduleId;
+      const body = eventBody(input);
+      // The item parameters in force are stored with the event, so a replay applies exactly the same update.
+      const item = items[label];
+      if (item && input.kind !== "recommendation-followed") body.item = item;
+      storage.sql.exec(
+        "INSERT INTO events (kind, module, graph_version, occurred_at, received_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+        input.kind,
+        label,
+        graph.graph.version,
+        input.occurredAt,
+        request.nowMs,
+        JSON.stringify(body),
+      );
+      const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
+      if (!event) continue;
+      const params = paramsWith(event.itemKey, item);
+      if (event.kind === "graded") {
+        const predicted = predictCorrect(state, params, event, input.occurredAt);
+        observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
+      }
+      applyEvent(state, params, modelGraph, event);
+    }
+    storage.kv.put("learner_state", state);
+    if (observations.length) {
+      const message: Omit<ModelUpdateMessage, "id"> = { graphUuid: request.graphUuid, observations };
+      storage.sql.exec("INSERT INTO outbox (body) VALUES (?)", JSON.stringify(message));
+    }
+    return state;
+  }
+
+  #learnerState(): LearnerState {
+    this.#state ??= this.ctx.storage.kv.get<LearnerState>("learner_state") ?? initialLearnerState(SERVICE_PARAMS);
+    return this.#state;
+  }
+
+  async #graph(graphUuid: string, version: number): Promise<GraphIndex> {
+    const graph = await loadRuntimeGraph(openDb(this.env.DB), graphUuid, version);
+    if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
+    return graph;
+  }
+}
+
+interface ResolvedEvent {
+  input: EventInput;
+  module: number;
+}
+
+function resolveModules(graph: GraphIndex, events: EventInput[], ignoreInvalid: boolean): { accepted: ResolvedEvent[]; details: ErrorDetail[] } {
+  const accepted: ResolvedEvent[] = [];
+  const details: ErrorDetail[] = [];
+  for (const input of events) {
+    const module = findModule(graph, input.moduleId);
+    const atom = module !== undefined && graph.graph.modules[module]?.atom === true;
+    if (atom) accepted.push({ input, module });
+    else if (!ignoreInvalid) {
+      details.push({
+        path: input.path,
+        message: module === undefined ? `'${input.moduleId}' is not a module of the graph` : `'${input.moduleId}' is a bundle; send events on its atoms`,
+      });
+    }
+  }
+  return { accepted, details };
+}
+
+function eventBody(input: EventInput): Record<string, unknown> {
+  const body: Record<string, unknown> = { module_id: input.moduleId };
+  if (input.correct !== undefined) body.is_correct = input.correct;
+  if (input.durationMs !== undefined) body.duration = input.durationMs;
+  if (input.goalId !== undefined) body.goal_id = input.goalId;
+  if (input.instanceHash !== undefined) body.instance_hash = input.instanceHash;
+  if (input.recommendationId !== undefined) body.recommendation_id = input.recommendationId;
+  return body;
+}
+
+function learnerEventOf(graph: GraphIndex, module: number, kind: string, correct: boolean | undefined, timeMs: number): LearnerEvent | undefined {
+  const m = graph.graph.modules[module];
+  if (!m) return undefined;
+  const objectives = m.objectives.map((o) => graph.graph.objectives[o] as string);
+  if (kind === "graded") return { kind: "graded", itemKey: m.label, objectives, correct: correct === true, timeMs };
+  if (kind === "ungraded") return { kind: "ungraded", itemKey: m.label, objectives, timeMs };
+  return undefined;
+}
+
+function toLearnerEvent(graph: GraphIndex, row: StoredEventRow): { event: LearnerEvent; item?: ItemEntry } | undefined {
+  const module = row.module ? findModule(graph, row.module) : undefined;
+  if (module === undefined) return undefined;
+  const body = JSON.parse(row.body) as { is_correct?: boolean; item?: ItemEntry };
+  const event = learnerEventOf(graph, module, row.kind, body.is_correct, row.occurred_at);
+  return event && { event, item: body.item };
+}
+
+/** The service parameters with the one item entry an event needs (the model reads no other item). */
+function paramsWith(itemKey: string, item: ItemEntry | undefined): ModelParams {
+  return item ? { ...SERVICE_PARAMS, items: { [itemKey]: item } } : SERVICE_PARAMS;
+}

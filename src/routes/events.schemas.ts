@@ -1,0 +1,55 @@
+import { z } from "@hono/zod-openapi";
+import { isoDateTime, uuid } from "./common.schemas";
+
+export const MAX_BATCH_EVENTS = 500;
+
+const ModuleId = z.string().min(1).max(200).openapi({ description: "Atom UUID or its mref- label", example: "mref-frac-add-q1" });
+const Duration = z.number().int().min(0).max(7 * 24 * 3600 * 1000).openapi({ description: "Estimated time of primary attention, milliseconds" });
+
+const workFields = {
+  duration: Duration.optional(),
+  module_id: ModuleId,
+  interaction_end_time: isoDateTime,
+  is_complete: z.boolean().optional().openapi({ description: "Unused; send true." }),
+  goal_id: uuid.optional(),
+};
+
+export const UngradedEvent = z.object(workFields).openapi("UngradedEvent");
+
+export const GradedEvent = z
+  .object({
+    ...workFields,
+    is_correct: z.boolean(),
+    instance_hash: z.string().min(1).max(200).optional().openapi({ description: "Which instance of an algorithmic question was shown" }),
+  })
+  .openapi("GradedEvent");
+
+export const RecommendationFollowedEvent = z
+  .object({
+    module_id: ModuleId,
+    time_followed: isoDateTime,
+    recommendation_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  })
+  .openapi("RecommendationFollowedEvent");
+
+export const FocusEvent = z.object({ goal_id: uuid }).openapi("FocusEvent");
+
+export const BatchEvents = z
+  .object({
+    goal_id: uuid.optional().openapi({ description: "Acts as a focus event for this goal before the batch's events" }),
+    ignore_invalid_module_ids: z.boolean().optional().default(false),
+    events: z
+      .array(
+        z.discriminatedUnion("type", [
+          GradedEvent.extend({ type: z.literal("graded-events") }),
+          UngradedEvent.extend({ type: z.literal("ungraded-events") }),
+          RecommendationFollowedEvent.extend({ type: z.literal("recommendation-followed") }),
+        ]),
+      )
+      .min(1)
+      .max(MAX_BATCH_EVENTS, { message: `at most ${MAX_BATCH_EVENTS} events per batch` })
+      .openapi({ description: "Most recent event first (reverse chronological)" }),
+  })
+  .openapi("BatchEvents");
+
+export type BatchEventsBody = z.infer<typeof BatchEvents>;

@@ -1,0 +1,122 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../http/app-env";
+import { authorize } from "../http/authorize";
+import { apiRoute } from "../lib/define-route";
+import { createRouter } from "../lib/router";
+import type { EventInput } from "../objects/registration-events";
+import { checkGoals, checkTimes, ingestEvents, registrationContext, type RegistrationContext } from "../services/events";
+import { jsonBody, uuidParams } from "./common.schemas";
+import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "./events.schemas";
+
+const params = uuidParams("id");
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().min(1).max(200).optional().openapi({ description: "Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h)" }),
+});
+const stored = { description: "Stored durably and applied to the learner model" };
+const refused = { description: "Unknown module or goal id (details name them)" };
+
+function eventRoute(path: string, summary: string, body: z.ZodType) {
+  return apiRoute({
+    method: "post",
+    path,
+    tags: ["Events"],
+    summary,
+    request: { params, headers: IdempotencyHeaders, body: jsonBody(body) },
+    responses: { 204: stored, 422: refused },
+  });
+}
+
+const gradedRoute = eventRoute("/v0/registrations/{id}/graded-events", "An answer on an assessing atom", GradedEvent);
+const ungradedRoute = eventRoute("/v0/registrations/{id}/ungraded-events", "Work on an instructional atom", UngradedEvent);
+const followedRoute = eventRoute("/v0/registrations/{id}/recommendation-followed-events", "The learner followed a recommendation", RecommendationFollowedEvent);
+const focusRoute = eventRoute("/v0/registrations/{id}/focus-events", "Focus a goal (deprecated: recommendations focus automatically)", FocusEvent);
+const batchRoute = eventRoute("/v0/registrations/{id}/batch-events", "Up to 500 events, most recent first, all or nothing", BatchEvents);
+
+/** Caller rule (admin or owner of the registration) and the registration's graph. */
+async function authorized(c: Context<AppEnv>, registrationId: string): Promise<RegistrationContext> {
+  const context = await registrationContext(c.get("db"), registrationId);
+  const r = context.registration;
+  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
+  return context;
+}
+
+async function submit(
+  c: Context<AppEnv>,
+  context: RegistrationContext,
+  events: EventInput[],
+  options: { focusGoalId?: string; ignoreInvalidModuleIds?: boolean; newestFirst?: boolean; focusPath?: string } = {},
+): Promise<Response> {
+  const nowMs = Date.now();
+  checkTimes(events, nowMs, options.newestFirst ?? false);
+  const goals = events.filter((e) => e.goalId).map((e) => ({ goalId: e.goalId as string, path: e.path.replace(/module_id$/, "goal_id") }));
+  if (options.focusGoalId) goals.unshift({ goalId: options.focusGoalId, path: options.focusPath ?? "body.goal_id" });
+  await checkGoals(c.get("db"), context.registration, goals);
+  await ingestEvents(c.env, {
+    registrationId: context.registration.id,
+    graphUuid: context.graphUuid,
+    graphVersion: context.graphVersion,
+    // the API sends batches newest first; the log and the model take them in time order
+    events: options.newestFirst ? [...events].reverse() : events,
+    focusGoalId: options.focusGoalId,
+    ignoreInvalidModuleIds: options.ignoreInvalidModuleIds ?? false,
+    idempotencyKey: c.req.header("Idempotency-Key") ?? undefined,
+    nowMs,
+  });
+  return c.body(null, 204);
+}
+
+type Work = z.infer<typeof UngradedEvent> & { is_correct?: boolean; instance_hash?: string };
+
+function workEvent(kind: "graded" | "ungraded", e: Work, path: string): EventInput {
+  return {
+    kind,
+    moduleId: e.module_id,
+    occurredAt: Date.parse(e.interaction_end_time),
+    path,
+    correct: e.is_correct,
+    durationMs: e.duration,
+    goalId: e.goal_id,
+    instanceHash: e.instance_hash,
+  };
+}
+
+function followedEvent(e: z.infer<typeof RecommendationFollowedEvent>, path: string): EventInput {
+  return { kind: "recommendation-followed", moduleId: e.module_id, occurredAt: Date.parse(e.time_followed), path, recommendationId: e.recommendation_id };
+}
+
+export const eventsRouter = createRouter()
+  .openapi(gradedRoute, async (c) => {
+    const context = await authorized(c, c.req.valid("param").id);
+    const body = c.req.valid("json") as z.infer<typeof GradedEvent>;
+    return submit(c, context, [workEvent("graded", body, "body.module_id")]) as never;
+  })
+  .openapi(ungradedRoute, async (c) => {
+    const context = await authorized(c, c.req.valid("param").id);
+    const body = c.req.valid("json") as z.infer<typeof UngradedEvent>;
+    return submit(c, context, [workEvent("ungraded", body, "body.module_id")]) as never;
+  })
+  .openapi(followedRoute, async (c) => {
+    const context = await authorized(c, c.req.valid("param").id);
+    const body = c.req.valid("json") as z.infer<typeof RecommendationFollowedEvent>;
+    return submit(c, context, [followedEvent(body, "body.module_id")]) as never;
+  })
+  .openapi(focusRoute, async (c) => {
+    const context = await authorized(c, c.req.valid("param").id);
+    const body = c.req.valid("json") as z.infer<typeof FocusEvent>;
+    return submit(c, context, [], { focusGoalId: body.goal_id }) as never;
+  })
+  .openapi(batchRoute, async (c) => {
+    const context = await authorized(c, c.req.valid("param").id);
+    const body = c.req.valid("json") as z.infer<typeof BatchEvents>;
+    const events = body.events.map((e, i) =>
+      e.type === "recommendation-followed"
+        ? followedEvent(e, `body.events[${i}].module_id`)
+        : workEvent(e.type === "graded-events" ? "graded" : "ungraded", e, `body.events[${i}].module_id`),
+    );
+    return submit(c, context, events, {
+      focusGoalId: body.goal_id,
+      ignoreInvalidModuleIds: body.ignore_invalid_module_ids,
+      newestFirst: true,
+    }) as never;
+  });

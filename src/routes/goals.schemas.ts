@@ -1,0 +1,167 @@
+import { z } from "@hono/zod-openapi";
+import { parseIsoDuration } from "../lib/iso-duration";
+import { BATCH_MAX_IDS } from "../services/goals";
+import { isoDateTime, uuid } from "./common.schemas";
+
+const ObjectiveOrModuleId = z
+  .string()
+  .max(200)
+  .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
+
+const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
+const CompletionBehavior = z.enum(["all", "average"]);
+const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+
+const Targets = z.object({
+  include: TargetIds.openapi({ description: "All lref- (objective targets) or all mref- (module targets)." }),
+  completion_behavior: CompletionBehavior.optional().openapi({ description: "Default `all`." }),
+});
+
+const Topic = z.object({
+  id: z.string().trim().min(1).max(200),
+  name: Name.optional(),
+  targets: Targets,
+});
+
+const Duration = z
+  .string()
+  .max(100)
+  .refine((v) => parseIsoDuration(v) !== undefined, { message: "must be a positive ISO 8601 duration such as P2W, P10D or PT36H" })
+  .openapi({ example: "P2W" });
+
+type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown };
+
+function kindOf(id: string) {
+  return id.startsWith("mref-") ? "mref-" : "lref-";
+}
+
+/** Exactly one of targets and topics; one target kind across the goal; no duplicate targets or topic ids. */
+function checkTargets(body: { targets?: { include: string[] }; topics?: { id: string; targets: { include: string[] } }[] }, addIssue: (i: Issue) => void) {
+  if ((body.targets === undefined) === (body.topics === undefined)) {
+    addIssue({ code: "custom", message: "send exactly one of `targets` and `topics`", path: body.targets ? ["topics"] : ["targets"] });
+    return;
+  }
+  const lists: { ids: string[]; path: (string | number)[] }[] = body.targets
+    ? [{ ids: body.targets.include, path: ["targets", "include"] }]
+    : (body.topics ?? []).map((t, i) => ({ ids: t.targets.include, path: ["topics", i, "targets", "include"] }));
+  const firstKind = lists[0]?.ids[0] !== undefined ? kindOf(lists[0].ids[0]) : undefined;
+  const seen = new Set<string>();
+  for (const { ids, path } of lists) {
+    ids.forEach((id, i) => {
+      if (kindOf(id) !== firstKind) {
+        addIssue({ code: "custom", message: `targets must be all lref- or all mref- ids; '${id}' differs from the first target's kind (${firstKind})`, path: [...path, i] });
+      }
+      if (seen.has(id)) addIssue({ code: "custom", message: `duplicate target '${id}'`, path: [...path, i] });
+      seen.add(id);
+    });
+  }
+  const topicIds = new Set<string>();
+  body.topics?.forEach((t, i) => {
+    if (topicIds.has(t.id)) addIssue({ code: "custom", message: `duplicate topic id '${t.id}'`, path: ["topics", i, "id"] });
+    topicIds.add(t.id);
+  });
+}
+
+export const GoalBodySchema = z
+  .object({
+    name: Name,
+    adaptive_behavior: z.enum(["practice", "introduce", "review"]).openapi({ description: "Immutable after creation (422 on change)." }),
+    targets: Targets.optional().openapi({ description: "Exactly one of `targets` and `topics`." }),
+    topics: z.array(Topic).min(1).max(100).optional(),
+    scope: z
+      .object({
+        remediation_depth: z
+          .enum(["none", "one", "two", "three", "maximum"])
+          .optional()
+          .openapi({ description: "Prerequisite levels below the targets in scope: `one` = direct prerequisites (default), `maximum` = all." }),
+        include: z.array(ObjectiveOrModuleId).max(20_000).optional(),
+        exclude: z.array(ObjectiveOrModuleId).max(20_000).optional(),
+      })
+      .optional(),
+    completion_criteria: z
+      .object({
+        min_predicted_mastery: z.number().min(0).max(1).optional().openapi({ description: "Default 0.8." }),
+        min_work_per_target: z.number().int().min(0).max(10_000).optional(),
+        max_work_on_goal: z.number().int().min(1).max(100_000).optional(),
+      })
+      .optional(),
+    timing: z
+      .object({
+        end: isoDateTime.optional().openapi({ description: "At most two years from now (422)." }),
+        relative_deadline: Duration.optional(),
+      })
+      .optional(),
+    config: z
+      .object({
+        analytics_enabled: z.boolean().optional().openapi({ description: "Default true." }),
+        assign_to: z
+          .enum(["none", "learners", "instructors", "all"])
+          .optional()
+          .openapi({ description: "Applied at creation: assigns the instance's registrations of those types. Default `none`." }),
+      })
+      .optional(),
+  })
+  .superRefine((body, ctx) => checkTargets(body, (issue) => ctx.addIssue(issue)))
+  .openapi("ScopedGoalRequest");
+
+const TargetsOut = z.object({ include: z.array(z.string()), completion_behavior: CompletionBehavior });
+
+export const GoalSchema = z
+  .object({
+    id: z.string().uuid(),
+    learning_instance_id: z.string().uuid(),
+    name: z.string(),
+    adaptive_behavior: z.enum(["practice", "introduce", "review"]),
+    targets: TargetsOut.optional(),
+    topics: z.array(z.object({ id: z.string(), name: z.string().optional(), targets: TargetsOut })).optional(),
+    scope: z.object({
+      remediation_depth: z.enum(["none", "one", "two", "three", "maximum"]),
+      include: z.array(z.string()),
+      exclude: z.array(z.string()),
+    }),
+    completion_criteria: z.object({
+      min_predicted_mastery: z.number(),
+      min_work_per_target: z.number().int().optional(),
+      max_work_on_goal: z.number().int().optional(),
+    }),
+    timing: z.object({ end: z.string().optional(), relative_deadline: z.string().optional() }).optional(),
+    config: z.object({ analytics_enabled: z.boolean(), assign_to: z.enum(["none", "learners", "instructors", "all"]) }),
+    created_at: z.string(),
+    last_modified: z.string(),
+    resolved_scope: z
+      .object({
+        graph_id: z.string().uuid(),
+        graph_version: z.number().int(),
+        target_learning_objective_ids: z.array(z.string()),
+        learning_objective_ids: z.array(z.string()),
+        module_ids: z.array(z.string()),
+      })
+      .optional()
+      .openapi({ description: "Only with `?resolved_scope=true` on GET: the scope resolved against the graph (in-scope objectives and recommendable atoms)." }),
+  })
+  .openapi("ScopedGoal");
+
+export const AssignmentSchema = z.object({ goal_id: z.string().uuid(), registration_id: z.string().uuid() }).openapi("GoalAssignment");
+
+const BatchAction = z.enum(["assign", "unassign"]);
+
+export const BatchAssignmentBody = z
+  .object({
+    action: BatchAction,
+    registration_ids: z.array(uuid).min(1).max(BATCH_MAX_IDS).optional(),
+    registration_type: z.enum(["learner", "instructor"]).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.registration_ids === undefined) === (body.registration_type === undefined)) {
+      ctx.addIssue({ code: "custom", message: "send exactly one of `registration_ids` and `registration_type`", path: ["registration_ids"] });
+    }
+  })
+  .openapi("GoalAssignmentBatch");
+
+export const BatchAssignmentResult = z
+  .object({
+    action: BatchAction,
+    success: z.object({ registration_ids: z.array(z.string()) }),
+    failure: z.array(z.object({ registration_ids: z.array(z.string()), code: z.union([z.literal(404), z.literal(422)]), message: z.string() })),
+  })
+  .openapi("GoalAssignmentBatchResult");

@@ -1,0 +1,207 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { LearningInstanceRow } from "../db/schema";
+import type { AppEnv } from "../http/app-env";
+import { authorize } from "../http/authorize";
+import { notFound } from "../http/errors";
+import { apiRoute } from "../lib/define-route";
+import { createRouter } from "../lib/router";
+import {
+  assign,
+  batchAssignment,
+  createGoal,
+  deleteGoal,
+  goalView,
+  isAssigned,
+  listGoals,
+  requireGoalOf,
+  requireRegistrationOf,
+  resolvedScopeView,
+  unassign,
+  updateGoal,
+} from "../services/goals";
+import { requireLearningInstance } from "../services/learning-instances";
+import { json, jsonBody, noContent, pageQuery, uuid } from "./common.schemas";
+import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "./goals.schemas";
+
+const GOALS = "/v0/learning-instances/{id}/scoped-goals";
+const GOAL = `${GOALS}/{goal_id}`;
+const ASSIGNMENTS = `${GOAL}/registrations`;
+const ASSIGNMENT = `${ASSIGNMENTS}/{registration_id}`;
+
+const param = (name: string) => uuid.openapi({ param: { name, in: "path" }, example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" });
+const liParams = z.object({ id: param("id") });
+const goalParams = z.object({ id: param("id"), goal_id: param("goal_id") });
+const assignmentParams = z.object({ id: param("id"), goal_id: param("goal_id"), registration_id: param("registration_id") });
+
+const tags = ["Scoped goals"];
+const refused422 = json(z.any(), "Semantically refused (see details)");
+
+/** Loads the learning instance and applies the caller rule (Admin or an instructor of the instance). */
+async function instanceFor(c: Context<AppEnv>, id: string): Promise<LearningInstanceRow> {
+  const li = await requireLearningInstance(c.get("db"), id);
+  await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
+  return li;
+}
+
+const createDef = apiRoute({
+  method: "post",
+  path: GOALS,
+  tags,
+  summary: "Create a scoped goal (targets or topics, scope, completion criteria, timing)",
+  request: { params: liParams, body: jsonBody(GoalBodySchema) },
+  responses: { 201: json(GoalSchema, "The new goal, defaults filled"), 422: refused422 },
+});
+
+const listDef = apiRoute({
+  method: "get",
+  path: GOALS,
+  tags,
+  summary: "The instance's scoped goals (bare array in creation order, paged by offset/limit)",
+  request: { params: liParams, query: pageQuery },
+  responses: { 200: json(z.array(GoalSchema), "Goals") },
+});
+
+const getDef = apiRoute({
+  method: "get",
+  path: GOAL,
+  tags,
+  summary: "Get a scoped goal",
+  request: {
+    params: goalParams,
+    query: z.object({
+      resolved_scope: z
+        .enum(["true", "false"])
+        .optional()
+        .openapi({ param: { name: "resolved_scope", in: "query" }, description: "true adds the scope resolved against the graph" }),
+    }),
+  },
+  responses: { 200: json(GoalSchema, "The goal") },
+});
+
+const putDef = apiRoute({
+  method: "put",
+  path: GOAL,
+  tags,
+  summary: "Replace a scoped goal (adaptive_behavior and the target kind cannot change)",
+  request: { params: goalParams, body: jsonBody(GoalBodySchema) },
+  responses: { 200: json(GoalSchema, "The updated goal"), 422: refused422 },
+});
+
+const deleteDef = apiRoute({
+  method: "delete",
+  path: GOAL,
+  tags,
+  summary: "Delete a scoped goal and its assignments",
+  request: { params: goalParams },
+  responses: { 204: noContent },
+});
+
+const batchDef = apiRoute({
+  method: "put",
+  path: ASSIGNMENTS,
+  tags,
+  summary: "Assign or unassign the goal for many registrations (ids ≤ 500, or every registration of a type)",
+  request: { params: goalParams, body: jsonBody(BatchAssignmentBody) },
+  responses: { 200: json(BatchAssignmentResult, "Per-registration outcome; failures grouped by reason") },
+});
+
+const assignDef = apiRoute({
+  method: "put",
+  path: ASSIGNMENT,
+  tags,
+  summary: "Assign the goal to a registration of the instance (idempotent)",
+  request: { params: assignmentParams },
+  responses: { 200: json(AssignmentSchema, "The assignment"), 422: refused422 },
+});
+
+const checkDef = apiRoute({
+  method: "get",
+  path: ASSIGNMENT,
+  tags,
+  summary: "Whether the goal is assigned to the registration (404 when not)",
+  request: { params: assignmentParams },
+  responses: { 200: json(AssignmentSchema, "The assignment") },
+});
+
+const unassignDef = apiRoute({
+  method: "delete",
+  path: ASSIGNMENT,
+  tags,
+  summary: "Unassign the goal from the registration (404 when not assigned)",
+  request: { params: assignmentParams },
+  responses: { 204: noContent },
+});
+
+const notAssigned = () => notFound("Goal assignment");
+
+export const goalsRouter = createRouter()
+  .openapi(createDef, async (c) => {
+    const li = await instanceFor(c, c.req.valid("param").id);
+    const row = await createGoal(c.get("db"), li, c.req.valid("json"));
+    return c.json(goalView(row), 201);
+  })
+  .openapi(listDef, async (c) => {
+    const li = await instanceFor(c, c.req.valid("param").id);
+    const { offset, limit } = c.req.valid("query");
+    const rows = await listGoals(c.get("db"), li.id, offset, limit);
+    return c.json(rows.map(goalView), 200);
+  })
+  .openapi(getDef, async (c) => {
+    const { id, goal_id } = c.req.valid("param");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(c.get("db"), li, goal_id);
+    const view = goalView(goal);
+    return c.json(c.req.valid("query").resolved_scope === "true" ? { ...view, resolved_scope: resolvedScopeView(goal) } : view, 200);
+  })
+  .openapi(putDef, async (c) => {
+    const { id, goal_id } = c.req.valid("param");
+    const li = await instanceFor(c, id);
+    const current = await requireGoalOf(c.get("db"), li, goal_id);
+    const row = await updateGoal(c.get("db"), li, current, c.req.valid("json"));
+    return c.json(goalView(row), 200);
+  })
+  .openapi(deleteDef, async (c) => {
+    const { id, goal_id } = c.req.valid("param");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(c.get("db"), li, goal_id);
+    await deleteGoal(c.get("db"), goal.id);
+    return c.body(null, 204);
+  })
+  .openapi(batchDef, async (c) => {
+    const { id, goal_id } = c.req.valid("param");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(c.get("db"), li, goal_id);
+    const body = c.req.valid("json");
+    const target = body.registration_type ? { registration_type: body.registration_type } : { registration_ids: body.registration_ids ?? [] };
+    return c.json(await batchAssignment(c.get("db"), li, goal, body.action, target), 200);
+  })
+  .openapi(assignDef, async (c) => {
+    const { id, goal_id, registration_id } = c.req.valid("param");
+    const db = c.get("db");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(db, li, goal_id);
+    const reg = await requireRegistrationOf(db, li, registration_id);
+    await assign(db, goal.id, reg.id);
+    return c.json({ goal_id: goal.id, registration_id: reg.id }, 200);
+  })
+  .openapi(checkDef, async (c) => {
+    const { id, goal_id, registration_id } = c.req.valid("param");
+    const db = c.get("db");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(db, li, goal_id);
+    const regId = registration_id.toLowerCase();
+    if (!(await isAssigned(db, goal.id, regId))) throw notAssigned();
+    return c.json({ goal_id: goal.id, registration_id: regId }, 200);
+  })
+  .openapi(unassignDef, async (c) => {
+    const { id, goal_id, registration_id } = c.req.valid("param");
+    const db = c.get("db");
+    const li = await instanceFor(c, id);
+    const goal = await requireGoalOf(db, li, goal_id);
+    const regId = registration_id.toLowerCase();
+    // A deleted registration's leftover assignment counts as not assigned.
+    if (!(await isAssigned(db, goal.id, regId))) throw notAssigned();
+    await unassign(db, goal.id, regId);
+    return c.body(null, 204);
+  });

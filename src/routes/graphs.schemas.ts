@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+import type { GraphDocument } from "../graphs/graph-document";
+
+/**
+ * The graph document (decisions.md "Knowledge graphs"). zod checks the structure only (missing
+ * fields, wrong types → 400); prefixes, uniqueness, references, cycles and limits are checked by
+ * src/graphs/validate-graph.ts so that every such problem is reported at once (422).
+ */
+const Ref = z.string().min(1).max(200);
+const Name = z.string().max(500);
+
+export const GraphObjectiveSchema = z.object({
+  id: Ref.openapi({ example: "lref-lin-eq" }),
+  name: Name,
+  prerequisites: z.array(Ref).optional().openapi({ description: "Objective ids (lref-) this objective builds on." }),
+});
+
+export const ModuleTypeSchema = z.enum(["assessment", "instructional", "both"]);
+
+export const GraphModuleSchema = z.object({
+  id: Ref.openapi({ example: "mref-q17" }),
+  name: Name,
+  type: ModuleTypeSchema,
+  learning_objectives: z.array(Ref).openapi({ description: "Aligned objective ids (at least one)." }),
+  algorithmic: z.boolean().optional(),
+});
+
+export const GraphBundleSchema = z.object({
+  id: Ref.openapi({ example: "mref-set-3" }),
+  name: Name,
+  modules: z.array(Ref).openapi({ description: "Member atoms (module ids; bundles cannot contain bundles)." }),
+});
+
+export const GraphTaxonSchema = z.object({
+  id: Ref.openapi({ example: "tref-TOC:Unit1|Section2" }),
+  name: Name.optional(),
+  modules: z.array(Ref),
+});
+
+export const GraphDocumentSchema = z
+  .object({
+    label: Ref.openapi({ example: "gref-algebra-1", description: "The partner's graph reference; unique per partner, immutable." }),
+    name: z.string().min(1).max(500),
+    learning_objectives: z.array(GraphObjectiveSchema),
+    modules: z.array(GraphModuleSchema),
+    bundles: z.array(GraphBundleSchema).optional(),
+    taxonomy: z.array(GraphTaxonSchema).optional(),
+  })
+  .openapi("GraphDocument", {
+    description: "At most 20,000 modules and 2,000 learning objectives. Request bodies up to 16 MiB are accepted on the graph document routes.",
+  });
+
+// The schema's output must be usable as the pure document type.
+const _check: (doc: z.infer<typeof GraphDocumentSchema>) => GraphDocument = (doc) => doc;
+void _check;
+
+export const GraphCountsSchema = z
+  .object({
+    learning_objectives: z.number().int(),
+    prerequisites: z.number().int(),
+    modules: z.number().int(),
+    assessment_modules: z.number().int(),
+    instructional_modules: z.number().int(),
+    bundles: z.number().int(),
+    taxa: z.number().int(),
+  })
+  .openapi("GraphCounts");
+
+const Issue = z.object({ path: z.string(), message: z.string() });
+
+export const GraphValidationSchema = z
+  .object({ valid: z.boolean(), errors: z.array(Issue), warnings: z.array(Issue), counts: GraphCountsSchema })
+  .openapi("GraphValidation");
+
+export const GraphSummarySchema = z
+  .object({
+    id: z.string().uuid(),
+    label: z.string(),
+    name: z.string(),
+    version: z.number().int(),
+    counts: GraphCountsSchema,
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("GraphSummary");
+
+export const GraphWithIdsSchema = GraphDocumentSchema.extend({
+  id: z.string().uuid(),
+  version: z.number().int(),
+  created_at: z.string(),
+  modules: z.array(GraphModuleSchema.extend({ uuid: z.string().uuid() })),
+  bundles: z.array(GraphBundleSchema.extend({ uuid: z.string().uuid() })).optional(),
+}).openapi("Graph", { description: "The graph document of one version, with the graph's id and version and each module's (and bundle's) uuid." });
+
+export const GraphRefParams = z.object({
+  graph_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: "graph_id", in: "path" }, description: "Graph uuid or gref- label", example: "gref-pre-algebra" }),
+});

@@ -1,0 +1,149 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { GraphRow } from "../db/schema";
+import { validateGraph } from "../graphs/validate-graph";
+import type { AppEnv } from "../http/app-env";
+import { authorize, type Subject } from "../http/authorize";
+import { forbidden, notFound } from "../http/errors";
+import { apiRoute } from "../lib/define-route";
+import { createRouter } from "../lib/router";
+import { findAccount } from "../services/accounts";
+import { findGraph, graphVersionExists, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
+import { json, jsonBody, pageQuery } from "./common.schemas";
+import {
+  GraphDocumentSchema,
+  GraphRefParams,
+  GraphSummarySchema,
+  GraphValidationSchema,
+  GraphWithIdsSchema,
+  GraphCountsSchema,
+} from "./graphs.schemas";
+
+/**
+ * Graph document bodies may be far larger than the 1 MiB rule (a 20,000-module graph is several
+ * MiB), so the routes that take one accept up to 16 MiB; every other route keeps 1 MiB (src/app.ts).
+ */
+export const GRAPH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** True for the requests whose body is a graph document (POST /v0/graphs, POST /v0/graphs/validate, PUT /v0/graphs/{id}). */
+export function takesGraphDocument(method: string, path: string): boolean {
+  if (method === "POST") return path === "/v0/graphs" || path === "/v0/graphs/validate";
+  if (method === "PUT") return /^\/v0\/graphs\/[^/]+$/.test(path);
+  return false;
+}
+
+type Entitlement = "partner_graph_ingest" | "partner_graph_validate" | "partner_graph_update";
+
+/** Entitlements live on the caller's account (the partner admin has them all); "all" grants every one. */
+async function requireEntitlement(c: Context<AppEnv>, entitlement: Entitlement): Promise<void> {
+  const account = await findAccount(c.get("db"), c.get("caller").accountId);
+  const held = account?.entitlements ?? [];
+  if (!held.includes(entitlement) && !held.includes("all")) throw forbidden(`The caller's account lacks the ${entitlement} entitlement.`);
+}
+
+const subjectOf = (g: GraphRow): Subject => ({ kind: "Graph", partnerId: g.partnerId });
+
+async function requireGraph(c: Context<AppEnv>, ref: string): Promise<GraphRow> {
+  const graph = await findGraph(c.get("db"), c.get("caller").partnerId, ref);
+  if (!graph) throw notFound("Graph");
+  return graph;
+}
+
+const Created = z
+  .object({ id: z.string().uuid(), label: z.string(), name: z.string(), version: z.number().int(), counts: GraphCountsSchema })
+  .openapi("GraphVersionCreated");
+
+const body413 = { 413: json(z.any(), `Body over ${GRAPH_BODY_LIMIT_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
+
+const ingestRoute = apiRoute({
+  method: "post",
+  path: "/v0/graphs",
+  tags: ["Graphs"],
+  summary: "Ingest a knowledge graph document (entitlement partner_graph_ingest); version 1",
+  request: { body: jsonBody(GraphDocumentSchema) },
+  responses: {
+    201: json(Created, "The new graph"),
+    ...body413,
+    422: json(z.any(), "The document is invalid (details list every problem) or the label is already used"),
+  },
+});
+
+const validateRoute = apiRoute({
+  method: "post",
+  path: "/v0/graphs/validate",
+  tags: ["Graphs"],
+  summary: "Validate a graph document without storing it (entitlement partner_graph_validate)",
+  request: { body: jsonBody(GraphDocumentSchema) },
+  responses: { 200: json(GraphValidationSchema, "The validation report"), ...body413 },
+});
+
+const updateRoute = apiRoute({
+  method: "put",
+  path: "/v0/graphs/{graph_id}",
+  tags: ["Graphs"],
+  summary: "New version of a graph (entitlement partner_graph_update): additions and renames only",
+  request: { params: GraphRefParams, body: jsonBody(GraphDocumentSchema) },
+  responses: {
+    200: json(Created, "The new version"),
+    ...body413,
+    409: json(z.any(), "Updated concurrently"),
+    422: json(z.any(), "Invalid document, a changed label, or existing objective/module ids missing (details list them)"),
+  },
+});
+
+const getRoute = apiRoute({
+  method: "get",
+  path: "/v0/graphs/{graph_id}",
+  tags: ["Graphs"],
+  summary: "A graph document (latest version unless ?version=N) with its id, version and module uuids",
+  request: {
+    params: GraphRefParams,
+    query: z.object({ version: z.coerce.number().int().min(1).optional().openapi({ param: { name: "version", in: "query" } }) }),
+  },
+  responses: { 200: json(GraphWithIdsSchema, "The graph") },
+});
+
+const listRoute = apiRoute({
+  method: "get",
+  path: "/v0/graphs",
+  tags: ["Graphs"],
+  summary: "The partner's graphs (bare array of summaries, latest versions, paged by offset/limit)",
+  request: { query: pageQuery },
+  responses: { 200: json(z.array(GraphSummarySchema), "Graphs in creation order") },
+});
+
+export const graphsRouter = createRouter()
+  .openapi(validateRoute, async (c) => {
+    await authorize(c);
+    await requireEntitlement(c, "partner_graph_validate");
+    return c.json(validateGraph(c.req.valid("json")), 200);
+  })
+  .openapi(ingestRoute, async (c) => {
+    await authorize(c);
+    await requireEntitlement(c, "partner_graph_ingest");
+    const result = await ingestGraph(c.get("db"), c.get("caller").partnerId, c.req.valid("json"));
+    return c.json(result, 201);
+  })
+  .openapi(updateRoute, async (c) => {
+    const graph = await requireGraph(c, c.req.valid("param").graph_id);
+    await authorize(c, subjectOf(graph));
+    await requireEntitlement(c, "partner_graph_update");
+    const result = await updateGraph(c.get("db"), graph, c.req.valid("json"));
+    return c.json(result, 200);
+  })
+  .openapi(getRoute, async (c) => {
+    const graph = await requireGraph(c, c.req.valid("param").graph_id);
+    await authorize(c, subjectOf(graph));
+    const version = c.req.valid("query").version ?? graph.version;
+    const text = version <= graph.version && (await graphVersionExists(c.get("db"), graph.id, version))
+      ? await readGraphDocument(c.get("db"), graph.id, version)
+      : undefined;
+    if (text === undefined) throw notFound("Graph version");
+    // Stored as the finished JSON body: no parse and re-serialize of a large document.
+    return c.body(text, 200, { "Content-Type": "application/json" }) as never;
+  })
+  .openapi(listRoute, async (c) => {
+    await authorize(c);
+    const { offset, limit } = c.req.valid("query");
+    return c.json(await listGraphs(c.get("db"), c.get("caller").partnerId, offset, limit), 200);
+  });

@@ -1,0 +1,70 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { graphs, learningInstances, registrations, type RegistrationRow } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError, badRequest, notFound, unprocessable, type ErrorDetail } from "../http/errors";
+import type { EventInput, IngestRequest } from "../objects/registration-events";
+import { findGoal } from "./goals";
+
+/** Events may not be dated more than this far in the future (clock skew allowance). */
+export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+
+export interface RegistrationContext {
+  registration: RegistrationRow;
+  graphUuid: string;
+  graphVersion: number;
+}
+
+/** The registration with its instance's graph and current graph version, in one query. */
+export async function registrationContext(db: Db, registrationId: string): Promise<RegistrationContext> {
+  const row = await db
+    .select({ registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
+    .from(registrations)
+    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
+    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
+    .where(and(eq(registrations.id, registrationId), isNull(registrations.deletedAt)))
+    .get();
+  if (!row) throw notFound("Registration");
+  if (!row.graphUuid || row.graphVersion === null) {
+    throw new ApiError(409, "The registration's learning instance has no knowledge graph; events cannot be interpreted.");
+  }
+  return { registration: row.registration, graphUuid: row.graphUuid, graphVersion: row.graphVersion };
+}
+
+/** Refuses events dated in the future (400) and batches not in most-recent-first order (400). */
+export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boolean): void {
+  const details: ErrorDetail[] = [];
+  events.forEach((e, i) => {
+    if (e.occurredAt > nowMs + FUTURE_TOLERANCE_MS) {
+      details.push({ path: e.path.replace(/module_id$/, e.kind === "recommendation-followed" ? "time_followed" : "interaction_end_time"), message: "more than 5 minutes in the future" });
+    }
+    const previous = events[i - 1];
+    if (newestFirst && previous && e.occurredAt > previous.occurredAt) {
+      details.push({ path: e.path.replace(/\.module_id$/, ""), message: "events must be sent most recent first (reverse chronological order)" });
+    }
+  });
+  if (details.length) throw badRequest("The events' times are not acceptable; see details.", details);
+}
+
+/** Every goal id named must be a live goal of the registration's learning instance (422 otherwise). */
+export async function checkGoals(db: Db, registration: RegistrationRow, goals: { goalId: string; path: string }[]): Promise<void> {
+  const details: ErrorDetail[] = [];
+  const seen = new Map<string, boolean>();
+  for (const { goalId, path } of goals) {
+    let ok = seen.get(goalId);
+    if (ok === undefined) {
+      const goal = await findGoal(db, goalId);
+      ok = goal !== undefined && goal.learningInstanceId === registration.learningInstanceId;
+      seen.set(goalId, ok);
+    }
+    if (!ok) details.push({ path, message: `'${goalId}' is not a goal of the registration's learning instance` });
+  }
+  if (details.length) throw unprocessable("Unknown goal id(s).", details);
+}
+
+/** Hands the events to the registration's Durable Object, which validates modules and stores them atomically. */
+export async function ingestEvents(env: Env, request: IngestRequest): Promise<void> {
+  const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(request.registrationId));
+  const outcome = await stub.ingest(request);
+  if (!outcome.ok) throw unprocessable(outcome.message, outcome.details);
+}

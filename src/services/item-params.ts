@@ -1,0 +1,97 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { appliedModelUpdates, itemParams } from "../db/schema";
+import { refineItem, type ItemEntry, type ModelParams } from "../model";
+
+/** One graded answer, as the RegistrationObject reports it for online item refinement. */
+export interface ItemObservation {
+  module: string;
+  objectives: string[];
+  correct: boolean;
+  /** the model's prediction before it saw the answer */
+  predicted: number;
+}
+
+export interface ModelUpdateMessage {
+  /** `<registration id>:<outbox row id>`: the same message sent twice is applied once */
+  id: string;
+  graphUuid: string;
+  observations: ItemObservation[];
+}
+
+/** How long an isolate trusts its copy of a graph's item parameters before reading them again. */
+export const ITEM_PARAMS_TTL_MS = 60_000;
+
+const cache = new Map<string, { at: number; items: Promise<Record<string, ItemEntry>> }>();
+
+/** A graph's refined item parameters (module label -> model item entry), cached per isolate for a minute. */
+export function loadItemParams(db: Db, graphUuid: string, nowMs = Date.now()): Promise<Record<string, ItemEntry>> {
+  const hit = cache.get(graphUuid);
+  if (hit && nowMs - hit.at < ITEM_PARAMS_TTL_MS) return hit.items;
+  const items = db
+    .select()
+    .from(itemParams)
+    .where(eq(itemParams.graphId, graphUuid))
+    .all()
+    .then((rows) => Object.fromEntries(rows.map((r) => [r.module, [r.easiness, r.difficulty, r.observations, r.shift] as ItemEntry])));
+  cache.set(graphUuid, { at: nowMs, items });
+  items.catch(() => cache.delete(graphUuid));
+  return items;
+}
+
+export function clearItemParamsCache(): void {
+  cache.clear();
+}
+
+/**
+ * Applies queued observations to the stored item parameters, exactly once per message: the
+ * message ids are recorded in the same D1 batch (a transaction) as the parameter writes.
+ */
+export async function applyModelUpdates(db: Db, base: ModelParams, messages: ModelUpdateMessage[], nowMs = Date.now()): Promise<number> {
+  if (messages.length === 0) return 0;
+  const ids = messages.map((m) => m.id);
+  const seen = new Set<string>();
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await db.select({ id: appliedModelUpdates.messageId }).from(appliedModelUpdates).where(inArray(appliedModelUpdates.messageId, ids.slice(i, i + 90))).all();
+    for (const r of rows) seen.add(r.id);
+  }
+  // A message not yet applied, once (a batch may hold a redelivery of the same message).
+  const fresh = messages.filter((m) => !seen.has(m.id) && (seen.add(m.id), true));
+  if (fresh.length === 0) return 0;
+
+  const writes = [];
+  const byGraph = new Map<string, ItemObservation[]>();
+  for (const m of fresh) {
+    const list = byGraph.get(m.graphUuid) ?? [];
+    list.push(...m.observations);
+    byGraph.set(m.graphUuid, list);
+  }
+  for (const [graphUuid, observations] of byGraph) {
+    const modules = [...new Set(observations.map((o) => o.module))];
+    const params: ModelParams = { ...base, items: {} };
+    for (let i = 0; i < modules.length; i += 90) {
+      const rows = await db
+        .select()
+        .from(itemParams)
+        .where(and(eq(itemParams.graphId, graphUuid), inArray(itemParams.module, modules.slice(i, i + 90))))
+        .all();
+      for (const r of rows) params.items[r.module] = [r.easiness, r.difficulty, r.observations, r.shift];
+    }
+    for (const o of observations) refineItem(params, { itemKey: o.module, objectives: o.objectives }, o.correct, o.predicted);
+    for (const module of modules) {
+      const e = params.items[module];
+      if (!e) continue;
+      const values = { easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs };
+      writes.push(
+        db
+          .insert(itemParams)
+          .values({ graphId: graphUuid, module, ...values })
+          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: values }),
+      );
+    }
+  }
+  const marks = fresh.map((m) => db.insert(appliedModelUpdates).values({ messageId: m.id, appliedAt: nowMs }));
+  // One transaction: a concurrent consumer applying the same message fails on the primary key and retries.
+  await db.batch([...marks, ...writes] as [(typeof marks)[number], ...(typeof marks)[number][]]);
+  return fresh.length;
+}

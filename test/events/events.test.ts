@@ -1,0 +1,244 @@
+import { env } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signAccessToken } from "../../src/auth/access-token";
+import { call, createAccount, createInstance, newPartner, register, type Json, type Partner } from "../support/api";
+
+interface Fixture {
+  p: Partner;
+  li: Json;
+  reg: Json;
+  ownerToken: string;
+  otherLearnerToken: string;
+  instructorToken: string;
+  goalId: string;
+}
+
+async function fixture(): Promise<Fixture> {
+  const p = await newPartner();
+  const li = await createInstance(p);
+  const owner = await createAccount(p);
+  const other = await createAccount(p);
+  const instructor = await createAccount(p);
+  const reg = await register(p, owner.id, li.id, "learner");
+  await register(p, other.id, li.id, "learner");
+  await register(p, instructor.id, li.id, "instructor");
+  const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    token: p.adminToken,
+    body: { name: "Week 1", adaptive_behavior: "practice", targets: { include: ["lref-c"] } },
+  });
+  expect(goal.status).toBe(201);
+  return {
+    p,
+    li,
+    reg,
+    ownerToken: await p.tokenFor(owner.external_user_id),
+    otherLearnerToken: await p.tokenFor(other.external_user_id),
+    instructorToken: await p.tokenFor(instructor.external_user_id),
+    goalId: goal.body.id,
+  };
+}
+
+const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+
+/** A valid admin token of the partner minted directly (each token has its own rate-limit windows). */
+async function extraAdminToken(p: Partner): Promise<string> {
+  return signAccessToken(
+    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
+    env.TOKEN_SIGNING_KEY,
+  );
+}
+
+describe("student events", () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+  });
+
+  it("accepts graded and ungraded events on atoms (uuid or mref label) with 204 and updates the learner state", async () => {
+    const graph = await call("GET", "/v0/graphs/gref-demo", { token: f.p.adminToken });
+    const a1 = graph.body.modules.find((m: Json) => m.id === "mref-a1");
+    const before = await registration(f.reg.id).eventCount();
+    const graded = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
+      token: f.ownerToken,
+      body: { module_id: a1.uuid, interaction_end_time: minutesAgo(3), is_correct: true, is_complete: true, duration: 30_000 },
+    });
+    expect(graded.status).toBe(204);
+    expect(graded.body).toBeNull();
+    const ungraded = await call("POST", `/v0/registrations/${f.reg.id}/ungraded-events`, {
+      token: f.p.adminToken,
+      body: { module_id: "mref-b3", interaction_end_time: minutesAgo(2), is_complete: true },
+    });
+    expect(ungraded.status).toBe(204);
+    expect(await registration(f.reg.id).eventCount()).toBe(before + 2);
+    const state = await registration(f.reg.id).learnerState();
+    expect(state.objectives["lref-a"]?.n).toBeGreaterThanOrEqual(1);
+    expect(state.objectives["lref-a"]?.mu).toBeGreaterThan(0);
+    expect(state.objectives["lref-b"]?.u).toBeGreaterThanOrEqual(1);
+  });
+
+  it("refuses unknown modules and bundles with 422 naming them, storing nothing", async () => {
+    const before = await registration(f.reg.id).eventCount();
+    const unknown = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
+      token: f.ownerToken,
+      body: { module_id: "mref-nope", interaction_end_time: minutesAgo(1), is_correct: false },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.details).toEqual([{ path: "body.module_id", message: expect.stringContaining("mref-nope") }]);
+    const bundle = await call("POST", `/v0/registrations/${f.reg.id}/ungraded-events`, {
+      token: f.ownerToken,
+      body: { module_id: "mref-set-a", interaction_end_time: minutesAgo(1) },
+    });
+    expect(bundle.status).toBe(422);
+    expect(bundle.body.details[0].message).toContain("bundle");
+    expect(await registration(f.reg.id).eventCount()).toBe(before);
+  });
+
+  it("validates types, ranges and future timestamps with 400", async () => {
+    const url = `/v0/registrations/${f.reg.id}/graded-events`;
+    const future = await call("POST", url, {
+      token: f.p.adminToken,
+      body: { module_id: "mref-a1", interaction_end_time: new Date(Date.now() + 10 * 60_000).toISOString(), is_correct: true },
+    });
+    expect(future.status).toBe(400);
+    expect(future.body.details[0].path).toBe("body.interaction_end_time");
+    const missing = await call("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1) } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details.map((d: Json) => d.path)).toContain("body.is_correct");
+    const badTime = await call("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: "yesterday", is_correct: true } });
+    expect(badTime.status).toBe(400);
+    const negative = await call("POST", url, {
+      token: f.p.adminToken,
+      body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true, duration: -5 },
+    });
+    expect(negative.status).toBe(400);
+    const badPath = await call("POST", `/v0/registrations/not-a-uuid/graded-events`, { token: f.p.adminToken, body: {} });
+    expect(badPath.status).toBe(400);
+  });
+
+  it("applies caller rules: admin or owner; other learners and instructors 403; another partner 404", async () => {
+    const body = { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true };
+    const url = `/v0/registrations/${f.reg.id}/ungraded-events`;
+    expect((await call("POST", url, { token: f.otherLearnerToken, body })).status).toBe(403);
+    expect((await call("POST", url, { token: f.instructorToken, body })).status).toBe(403);
+    const stranger = await newPartner("Other partner");
+    expect((await call("POST", url, { token: stranger.adminToken, body })).status).toBe(404);
+  });
+
+  it("batch: most recent first, applied in time order, all or nothing", async () => {
+    const url = `/v0/registrations/${f.reg.id}/batch-events`;
+    const before = await registration(f.reg.id).eventCount();
+    const disordered = await call("POST", url, {
+      token: f.ownerToken,
+      body: {
+        events: [
+          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(30), is_correct: true },
+          { type: "graded-events", module_id: "mref-c2", interaction_end_time: minutesAgo(10), is_correct: true },
+        ],
+      },
+    });
+    expect(disordered.status).toBe(400);
+    const oneBad = await call("POST", url, {
+      token: f.ownerToken,
+      body: {
+        events: [
+          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true },
+          { type: "ungraded-events", module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
+          { type: "recommendation-followed", module_id: "mref-c1", time_followed: minutesAgo(7), recommendation_id: 12 },
+        ],
+      },
+    });
+    expect(oneBad.status).toBe(422);
+    expect(oneBad.body.details).toEqual([{ path: "body.events[1].module_id", message: expect.any(String) }]);
+    expect(await registration(f.reg.id).eventCount()).toBe(before);
+
+    const ignored = await call("POST", url, {
+      token: f.ownerToken,
+      body: {
+        ignore_invalid_module_ids: true,
+        goal_id: f.goalId,
+        events: [
+          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true, goal_id: f.goalId },
+          { type: "ungraded-events", module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
+          { type: "recommendation-followed", module_id: "mref-c1", time_followed: minutesAgo(7), recommendation_id: 12 },
+        ],
+      },
+    });
+    expect(ignored.status).toBe(204);
+    // focus + graded + recommendation-followed; the unknown module is silently dropped
+    expect(await registration(f.reg.id).eventCount()).toBe(before + 3);
+    expect(await registration(f.reg.id).focus()).toBe(f.goalId);
+  });
+
+  it("batch refuses more than 500 events and unknown goals", async () => {
+    const url = `/v0/registrations/${f.reg.id}/batch-events`;
+    const t = minutesAgo(1);
+    const tooMany = await call("POST", url, {
+      token: f.p.adminToken,
+      body: { events: Array.from({ length: 501 }, () => ({ type: "ungraded-events", module_id: "mref-a3", interaction_end_time: t })) },
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.details[0].path).toBe("body.events");
+    const badGoal = await call("POST", url, {
+      token: f.p.adminToken,
+      body: { goal_id: crypto.randomUUID(), events: [{ type: "ungraded-events", module_id: "mref-a3", interaction_end_time: t }] },
+    });
+    expect(badGoal.status).toBe(422);
+    expect(badGoal.body.details[0].path).toBe("body.goal_id");
+    const focusUnknown = await call("POST", `/v0/registrations/${f.reg.id}/focus-events`, { token: f.p.adminToken, body: { goal_id: crypto.randomUUID() } });
+    expect(focusUnknown.status).toBe(422);
+  });
+
+  it("an Idempotency-Key makes a retry a no-op that returns the first outcome", async () => {
+    const before = await registration(f.reg.id).eventCount();
+    const request = {
+      token: f.ownerToken,
+      body: { module_id: "mref-d1", interaction_end_time: minutesAgo(1), is_correct: false },
+      headers: { "Idempotency-Key": `retry-${crypto.randomUUID()}` },
+    };
+    const first = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
+    const second = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
+    expect([first.status, second.status]).toEqual([204, 204]);
+    expect(await registration(f.reg.id).eventCount()).toBe(before + 1);
+  });
+
+  it("50 concurrent posts to one registration are all applied exactly once", async () => {
+    const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
+    const tokens = await Promise.all(Array.from({ length: 50 }, () => extraAdminToken(f.p)));
+    const results = await Promise.all(
+      tokens.map((token, i) =>
+        call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+          token,
+          body: { module_id: i % 2 ? "mref-b1" : "mref-c2", interaction_end_time: minutesAgo(1), is_correct: i % 3 !== 0 },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(204));
+    expect(await registration(fresh.id).eventCount()).toBe(50);
+    const state = await registration(fresh.id).learnerState();
+    expect(state.global.n).toBe(50);
+    expect(state.seq).toBe(50);
+  });
+
+  it("the learner state replayed from the log equals the incrementally maintained state", async () => {
+    const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
+    const token = await extraAdminToken(f.p);
+    const modules = ["mref-a1", "mref-a2", "mref-b1", "mref-b3", "mref-c1", "mref-d2", "mref-a3"];
+    const events = modules.map((m, i) =>
+      m.endsWith("3")
+        ? { type: "ungraded-events", module_id: m, interaction_end_time: minutesAgo(60 - i) }
+        : { type: "graded-events", module_id: m, interaction_end_time: minutesAgo(60 - i), is_correct: i % 2 === 0 },
+    );
+    const res = await call("POST", `/v0/registrations/${fresh.id}/batch-events`, { token, body: { events: events.reverse() } });
+    expect(res.status).toBe(204);
+    const single = await call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+      token,
+      body: { module_id: "mref-c2", interaction_end_time: minutesAgo(1), is_correct: false },
+    });
+    expect(single.status).toBe(204);
+    const stub = registration(fresh.id);
+    const incremental = await stub.learnerState();
+    expect(incremental.seq).toBe(8);
+    expect(await stub.replayedState()).toEqual(incremental);
+  });
+});

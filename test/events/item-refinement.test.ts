@@ -1,0 +1,85 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { openDb } from "../../src/db/client";
+import { itemParams } from "../../src/db/schema";
+import worker from "../../src/index";
+import { SERVICE_PARAMS } from "../../src/objects/model-context";
+import { clearItemParamsCache, type ModelUpdateMessage } from "../../src/services/item-params";
+import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+
+const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+
+describe("online item refinement", () => {
+  it("graded answers go through the registration's outbox to the model-updates queue", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    const res = await call("POST", `/v0/registrations/${reg.id}/batch-events`, {
+      token: p.adminToken,
+      body: {
+        events: [
+          { type: "graded-events", module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
+          { type: "ungraded-events", module_id: "mref-a3", interaction_end_time: minutesAgo(2) },
+        ],
+      },
+    });
+    expect(res.status).toBe(204);
+    const stub = registration(reg.id);
+    expect(await stub.outboxSize()).toBe(1);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stub.outboxSize()).toBe(0);
+  });
+
+  it("the consumer refines item parameters exactly once per message, even when delivered twice", async () => {
+    const p = await newPartner();
+    const graph = (await call("POST", "/v0/graphs", { token: p.adminToken, body: (await import("../support/demo-graph")).demoGraph("gref-refine") })).body;
+    const message: ModelUpdateMessage = {
+      id: `test:${crypto.randomUUID()}`,
+      graphUuid: graph.id,
+      observations: [
+        { module: "mref-a1", objectives: ["lref-a"], correct: true, predicted: 0.3 },
+        { module: "mref-a1", objectives: ["lref-a"], correct: true, predicted: 0.35 },
+      ],
+    };
+    const batch = createMessageBatch<ModelUpdateMessage>("pathwise-model-updates", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: message },
+      { id: "m2", timestamp: new Date(), attempts: 1, body: message },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.length + (result.ackAll ? 2 : 0)).toBeGreaterThan(0);
+    const row = await openDb(env.DB).select().from(itemParams).where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1"))).get();
+    expect(row?.observations).toBe(2);
+    expect(row?.shift).toBeGreaterThan(0);
+    // two surprising successes make the item easier: difficulty moves down by the accumulated shift
+    expect(row!.difficulty).toBeCloseTo(SERVICE_PARAMS.globalDifficulty - row!.shift, 9);
+
+    // a redelivery of the same message changes nothing
+    await worker.queue(createMessageBatch<ModelUpdateMessage>("pathwise-model-updates", [{ id: "m3", timestamp: new Date(), attempts: 2, body: message }]), env);
+    const again = await openDb(env.DB).select().from(itemParams).where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1"))).get();
+    expect(again).toEqual(row);
+  });
+
+  it("events use the refined item parameters, and replay reproduces the state exactly", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const graph = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body;
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    const post = (module: string, correct: boolean, m: number) =>
+      call("POST", `/v0/registrations/${reg.id}/graded-events`, { token: p.adminToken, body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct } });
+    expect((await post("mref-b1", true, 10)).status).toBe(204);
+    // the item bank learns that mref-b2 is very hard; the isolate's cache is refreshed
+    await openDb(env.DB)
+      .insert(itemParams)
+      .values({ graphId: graph.id, module: "mref-b2", easiness: -1.5, difficulty: 2.5, observations: 400, shift: 0.4, updatedAt: Date.now() });
+    clearItemParamsCache();
+    expect((await post("mref-b2", true, 9)).status).toBe(204);
+    expect((await post("mref-b1", false, 8)).status).toBe(204);
+    const stub = registration(reg.id);
+    const incremental = await stub.learnerState();
+    expect(await stub.replayedState()).toEqual(incremental);
+  });
+});

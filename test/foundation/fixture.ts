@@ -1,0 +1,88 @@
+import { expect } from "vitest";
+import { call, createAccount, createInstance, newPartner, register, type ApiResponse, type Json, type Partner } from "../support/api";
+
+/** An end user of partner A with a token acting as that user (spec 5.8). */
+export interface Member {
+  account: Json;
+  token: string;
+}
+
+/**
+ * One learning instance with its people: the owner (learner), an instructor and another learner.
+ * The members' accounts are shared between worlds of the same fixture (an account may join many
+ * instances); a world may bring its own owner when the test needs an owner it may destroy.
+ */
+export interface World {
+  partner: Partner;
+  li: Json;
+  ownerAccount: Json;
+  /** only set for worlds of partner A */
+  ownerToken?: string;
+  ownerReg: Json;
+  instructorReg: Json;
+  otherReg: Json;
+}
+
+export interface Fixture {
+  a: Partner;
+  b: Partner;
+  owner: Member;
+  instructor: Member;
+  other: Member;
+  /** partner A's default world */
+  world: World;
+  /** partner B's world (accounts without tokens) */
+  bWorld: World;
+}
+
+export async function newMember(p: Partner): Promise<Member> {
+  const account = await createAccount(p);
+  return { account, token: await p.tokenFor(account.external_user_id) };
+}
+
+export async function newWorld(
+  p: Partner,
+  people: { owner: Json; ownerToken?: string; instructor: Json; other: Json },
+): Promise<World> {
+  const li = await createInstance(p);
+  const [ownerReg, instructorReg, otherReg] = await Promise.all([
+    register(p, people.owner.id, li.id, "learner"),
+    register(p, people.instructor.id, li.id, "instructor"),
+    register(p, people.other.id, li.id, "learner"),
+  ]);
+  return { partner: p, li, ownerAccount: people.owner, ownerToken: people.ownerToken, ownerReg, instructorReg, otherReg };
+}
+
+/** Partner A with admin token, an owner (learner), an instructor and another learner of one instance; partner B with its own world. */
+export async function newFixture(): Promise<Fixture> {
+  const [a, b] = await Promise.all([newPartner("Partner A"), newPartner("Partner B")]);
+  const [owner, instructor, other] = await Promise.all([newMember(a), newMember(a), newMember(a)]);
+  const world = await newWorld(a, { owner: owner.account, ownerToken: owner.token, instructor: instructor.account, other: other.account });
+  const [bOwner, bInstructor, bOther] = await Promise.all([createAccount(b), createAccount(b), createAccount(b)]);
+  const bWorld = await newWorld(b, { owner: bOwner, instructor: bInstructor, other: bOther });
+  return { a, b, owner, instructor, other, world, bWorld };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The decided error body: code, message, error_id (and details for validation failures). */
+export function expectErrorBody(res: ApiResponse, status: number): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.headers.get("content-type") ?? "").toMatch(/application\/json/);
+  expect(res.body).toMatchObject({ code: status, message: expect.any(String), error_id: expect.stringMatching(UUID) });
+  expect(Object.keys(res.body).sort()).toEqual(expect.arrayContaining(["code", "error_id", "message"]));
+  for (const key of Object.keys(res.body)) expect(["code", "message", "error_id", "details"]).toContain(key);
+  expect(JSON.stringify(res.body)).not.toMatch(/\bat .*\.(ts|js):\d+/); // no stack traces
+}
+
+/** A 400 validation failure naming `path` in its details. */
+export function expectValidation(res: ApiResponse, path: string): void {
+  expectErrorBody(res, 400);
+  expect(Array.isArray(res.body.details), JSON.stringify(res.body)).toBe(true);
+  const paths = (res.body.details as { path: string; message: string }[]).map((d) => d.path);
+  expect(paths, JSON.stringify(res.body)).toContain(path);
+  for (const d of res.body.details) expect(typeof d.message).toBe("string");
+}
+
+export { call };
+export const NIL_UUID = "00000000-0000-4000-8000-000000000000";

@@ -1,0 +1,91 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, createGraph, createInstance, newPartner, type Json, type Partner } from "../support/api";
+import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals";
+
+/**
+ * A hand-made graph with a 4-level prerequisite chain below the target:
+ *   lref-l1 <- lref-l2 <- lref-l3 <- lref-l4 <- lref-l5,  lref-s <- lref-l4 (side prerequisite),  lref-u (unrelated)
+ * Per objective N: mref-qN (assessment), mref-iN (instructional); mref-mix aligned to l4 and u;
+ * bundle mref-set-12 = [mref-q1, mref-q2].
+ */
+const OBJ = ["l1", "l2", "l3", "l4", "l5", "s", "u"];
+const PRE: Record<string, string[]> = { l2: ["l1"], l3: ["l2"], l4: ["l3", "s"], l5: ["l4"] };
+const chainGraph = (): Json => ({
+  label: "gref-chain",
+  name: "Chain",
+  learning_objectives: OBJ.map((o) => ({ id: `lref-${o}`, name: `Objective ${o}`, prerequisites: (PRE[o] ?? []).map((p) => `lref-${p}`) })),
+  modules: [
+    ...OBJ.flatMap((o) => [
+      { id: `mref-q${o}`, name: `Q ${o}`, type: "assessment", learning_objectives: [`lref-${o}`] },
+      { id: `mref-i${o}`, name: `Lesson ${o}`, type: "instructional", learning_objectives: [`lref-${o}`] },
+    ]),
+    { id: "mref-mix", name: "Mixed", type: "both", learning_objectives: ["lref-l4", "lref-u"] },
+  ],
+  bundles: [{ id: "mref-set-12", name: "Set", modules: ["mref-ql1", "mref-ql2"] }],
+});
+
+const atomsOf = (objs: string[]) => objs.flatMap((o) => [`mref-q${o}`, `mref-i${o}`]);
+const sorted = (xs: string[]) => [...xs].sort();
+
+let p: Partner;
+let li: Json;
+beforeAll(async () => {
+  p = await newPartner("Scope partner");
+  await createGraph(p, chainGraph());
+  li = await createInstance(p, { graph_id: "gref-chain", name: "Chain course" });
+});
+
+async function scopeOf(body: Json) {
+  const g = await createGoal(p, li.id, goalBody(body));
+  const s = await resolvedScope(p, li.id, g.id);
+  return { objectives: sorted(s.learning_objective_ids), modules: sorted(s.module_ids), raw: s, goal: g };
+}
+
+describe("goal scope resolution through the API (hand-made 4-level chain)", () => {
+  const cases: [string, string[], string[]][] = [
+    ["none", ["l5"], []],
+    ["one", ["l4", "l5"], ["mref-mix"]],
+    ["two", ["l3", "l4", "l5", "s"], ["mref-mix"]],
+    ["three", ["l2", "l3", "l4", "l5", "s"], ["mref-mix"]],
+    ["maximum", ["l1", "l2", "l3", "l4", "l5", "s"], ["mref-mix"]],
+  ];
+  for (const [depth, objectives, extra] of cases) {
+    it(`remediation_depth ${depth}`, async () => {
+      const s = await scopeOf({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: depth } });
+      expect(s.objectives).toEqual(sorted(objectives.map((o) => `lref-${o}`)));
+      expect(s.modules).toEqual(sorted([...atomsOf(objectives), ...extra]));
+      expect(s.raw.target_learning_objective_ids).toEqual(["lref-l5"]);
+    });
+  }
+
+  it("the default depth is one", async () => {
+    const s = await scopeOf({ targets: { include: ["lref-l5"] } });
+    expect(s.goal.scope.remediation_depth).toBe("one");
+    expect(s.objectives).toEqual(["lref-l4", "lref-l5"]);
+  });
+
+  it("include and exclude (objectives, modules, bundles)", async () => {
+    const s = await scopeOf({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: "one", include: ["lref-u", "mref-set-12"], exclude: ["mref-il4", "lref-l4"] } });
+    expect(s.objectives).toEqual(["lref-l5", "lref-u"]);
+    expect(s.modules).toEqual(sorted([...atomsOf(["l5", "u"]), "mref-mix", "mref-ql1", "mref-ql2"]));
+  });
+
+  it("module targets: the targets plus the atoms of remedial objectives", async () => {
+    const s = await scopeOf({ targets: { include: ["mref-ql5"] }, scope: { remediation_depth: "one" } });
+    expect(s.objectives).toEqual(["lref-l4", "lref-l5"]);
+    expect(s.modules).toEqual(sorted(["mref-ql5", ...atomsOf(["l4"]), "mref-mix"]));
+    const none = await scopeOf({ targets: { include: ["mref-ql5"] }, scope: { remediation_depth: "none" } });
+    expect(none.modules).toEqual(["mref-ql5"]);
+  });
+
+  it("PUT re-resolves the scope", async () => {
+    const { goal } = await scopeOf({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: "none" } });
+    const put = await call("PUT", goalPath(li.id, goal.id), {
+      token: p.adminToken,
+      body: goalBody({ targets: { include: ["lref-l3"] }, scope: { remediation_depth: "maximum" } }),
+    });
+    expect(put.status).toBe(200);
+    const s = await resolvedScope(p, li.id, goal.id);
+    expect(sorted(s.learning_objective_ids)).toEqual(["lref-l1", "lref-l2", "lref-l3"]);
+  });
+});

@@ -1,0 +1,331 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { syntheticGraph } from "../../bench/lib/synthetic-graph";
+import { call, createAccount, createGraph, createInstance, newPartner, uniqueId, type Json } from "../support/api";
+import { demoGraph } from "../support/demo-graph";
+import preAlgebra from "../../samples/pre-algebra/graph.json";
+
+const clone = <T>(v: T): T => structuredClone(v);
+const uniqueLabel = () => uniqueId("gref-t");
+
+describe("POST /v0/graphs", () => {
+  it("ingests a document as version 1 with counts", async () => {
+    const p = await newPartner();
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-one", "One") });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ label: "gref-one", name: "One", version: 1 });
+    expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.body.counts).toEqual({
+      learning_objectives: 4,
+      prerequisites: 3,
+      modules: 12,
+      assessment_modules: 8,
+      instructional_modules: 4,
+      bundles: 4,
+      taxa: 2,
+    });
+  });
+
+  it("refuses a label already used by the partner (422) but another partner may use it", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-dup"));
+    const again = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-dup") });
+    expect(again.status).toBe(422);
+    expect(again.body.details).toEqual([{ path: "body.label", message: expect.stringContaining("already used") }]);
+    const q = await newPartner();
+    expect((await call("POST", "/v0/graphs", { token: q.adminToken, body: demoGraph("gref-dup") })).status).toBe(201);
+  });
+
+  it("answers 400 for structural errors (missing fields, wrong types, unknown module type)", async () => {
+    const p = await newPartner();
+    const doc: Json = clone(demoGraph(uniqueLabel()));
+    delete doc.name;
+    doc.modules[0].type = "quiz";
+    doc.learning_objectives[1].prerequisites = "lref-a";
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(400);
+    const paths = res.body.details.map((d: Json) => d.path);
+    expect(paths).toEqual(expect.arrayContaining(["body.name", "body.modules[0].type", "body.learning_objectives[1].prerequisites"]));
+  });
+
+  it("answers 422 listing every problem of an invalid document, and stores nothing", async () => {
+    const p = await newPartner();
+    const doc: Json = clone(demoGraph("gref-bad"));
+    doc.modules[12 - 1].learning_objectives = ["lref-zz"];
+    doc.learning_objectives[0].prerequisites = ["lref-c"];
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { path: "body.modules[11].learning_objectives[0]", message: "unknown learning objective 'lref-zz'" },
+        { path: "body.learning_objectives[0].prerequisites[0]", message: expect.stringContaining("lref-a -> lref-c -> lref-b -> lref-a") },
+      ]),
+    );
+    expect((await call("GET", "/v0/graphs/gref-bad", { token: p.adminToken })).status).toBe(404);
+  });
+});
+
+describe("the pre-algebra sample", () => {
+  it("ingests samples/pre-algebra/graph.json without warnings", async () => {
+    const p = await newPartner();
+    const check = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: preAlgebra });
+    expect(check.body).toMatchObject({ valid: true, errors: [], warnings: [] });
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: preAlgebra });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ label: "gref-pre-algebra", counts: { learning_objectives: 51, modules: 311, bundles: 51 } });
+  });
+});
+
+describe("POST /v0/graphs/validate: one test per rule (stores nothing)", () => {
+  const cases: [string, (d: Json) => void, { path: string; message: RegExp }][] = [
+    ["duplicate objective id", (d) => d.learning_objectives.push({ id: "lref-a", name: "again" }), { path: "body.learning_objectives[4].id", message: /duplicate learning objective id 'lref-a' \(first at body.learning_objectives\[0\]\)/ }],
+    ["duplicate module id", (d) => d.modules.push({ ...d.modules[0], name: "again" }), { path: "body.modules[12].id", message: /duplicate module id 'mref-a1' \(first at body.modules\[0\]\)/ }],
+    ["bundle id clashing with a module id", (d) => (d.bundles[0].id = "mref-b1"), { path: "body.bundles[0].id", message: /duplicate module id 'mref-b1'/ }],
+    ["duplicate taxon id", (d) => (d.taxonomy[1].id = d.taxonomy[0].id), { path: "body.taxonomy[1].id", message: /duplicate taxon id/ }],
+    ["graph label prefix", (d) => (d.label = "algebra"), { path: "body.label", message: /graph label 'algebra' must start with 'gref-'/ }],
+    ["objective prefix", (d) => d.learning_objectives.push({ id: "lo-e", name: "e" }), { path: "body.learning_objectives[4].id", message: /learning objective id 'lo-e' must start with 'lref-'/ }],
+    ["module prefix", (d) => d.modules.push({ id: "q-2", name: "q", type: "both", learning_objectives: ["lref-a"] }), { path: "body.modules[12].id", message: /module id 'q-2' must start with 'mref-'/ }],
+    ["bundle prefix", (d) => (d.bundles[1].id = "set-b"), { path: "body.bundles[1].id", message: /bundle id 'set-b' must start with 'mref-'/ }],
+    ["taxon prefix", (d) => (d.taxonomy[0].id = "TOC:Unit1"), { path: "body.taxonomy[0].id", message: /taxon id 'TOC:Unit1' must start with 'tref-'/ }],
+    ["dangling prerequisite", (d) => d.learning_objectives[2].prerequisites.push("lref-nope"), { path: "body.learning_objectives[2].prerequisites[1]", message: /unknown learning objective 'lref-nope'/ }],
+    ["dangling module objective", (d) => (d.modules[12 - 1].learning_objectives = ["lref-x"]), { path: "body.modules[11].learning_objectives[0]", message: /unknown learning objective 'lref-x'/ }],
+    ["dangling bundle member", (d) => d.bundles[2].modules.push("mref-ghost"), { path: "body.bundles[2].modules[3]", message: /unknown module 'mref-ghost'/ }],
+    ["dangling taxonomy module", (d) => d.taxonomy[1].modules.push("mref-ghost"), { path: "body.taxonomy[1].modules[6]", message: /unknown module 'mref-ghost'/ }],
+    ["prerequisite cycle", (d) => d.learning_objectives[0].prerequisites.push("lref-b"), { path: "body.learning_objectives[0].prerequisites[0]", message: /prerequisite cycle: lref-a -> lref-b -> lref-a/ }],
+    ["self prerequisite", (d) => d.learning_objectives[3].prerequisites.push("lref-d"), { path: "body.learning_objectives[3].prerequisites[1]", message: /prerequisite cycle: lref-d -> lref-d/ }],
+    ["module aligned to no objective", (d) => (d.modules[4].learning_objectives = []), { path: "body.modules[4].learning_objectives", message: /module 'mref-b2' is aligned to no learning objective/ }],
+    ["bundle containing a bundle", (d) => d.bundles[0].modules.push("mref-set-b"), { path: "body.bundles[0].modules[3]", message: /bundle 'mref-set-a' contains bundle 'mref-set-b'; bundles may contain atoms only/ }],
+    ["empty bundle", (d) => (d.bundles[3].modules = []), { path: "body.bundles[3].modules", message: /contains no modules/ }],
+  ];
+
+  it.each(cases)("%s", async (_name, mutate, expected) => {
+    const p = await newPartner();
+    const doc: Json = clone(demoGraph(uniqueLabel()));
+    mutate(doc);
+    const res = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors[0].path).toBe(expected.path);
+    expect(res.body.errors[0].message).toMatch(expected.message);
+    expect((await call("GET", `/v0/graphs/${doc.label}`, { token: p.adminToken })).status).toBe(404);
+  });
+
+  it("reports a valid document with warnings and counts", async () => {
+    const p = await newPartner();
+    const doc: Json = clone(demoGraph(uniqueLabel()));
+    doc.learning_objectives.push({ id: "lref-lonely", name: "No modules yet" });
+    const res = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: true, errors: [], counts: { learning_objectives: 5, modules: 12 } });
+    expect(res.body.warnings).toEqual([{ path: "body.learning_objectives[4]", message: "learning objective 'lref-lonely' has no aligned modules" }]);
+  });
+});
+
+describe("size limits and body limits", () => {
+  it("accepts a 20,000-module graph body over 1 MiB on POST /v0/graphs and serves it back", async () => {
+    const p = await newPartner();
+    const doc = syntheticGraph(20_000, 2_000, "gref-big");
+    const body = JSON.stringify(doc);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, raw: body, headers: { "Content-Type": "application/json" } });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
+    expect(res.body.counts.modules).toBe(20_000);
+    const got = await call("GET", "/v0/graphs/gref-big", { token: p.adminToken });
+    expect(got.status).toBe(200);
+    expect(got.body.modules).toHaveLength(20_000);
+    expect(got.body.modules[19_999]).toMatchObject({ id: "mref-m19999", uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  it("refuses more than 20,000 modules and more than 2,000 objectives (422 naming the array)", async () => {
+    const p = await newPartner();
+    const doc = syntheticGraph(20_001, 2_001, uniqueLabel());
+    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([
+      { path: "body.modules", message: "a graph holds at most 20000 modules; this one has 20001" },
+      { path: "body.learning_objectives", message: "a graph holds at most 2000 learning objectives; this one has 2001" },
+    ]);
+  });
+
+  it("keeps the 1 MiB limit on other routes (413)", async () => {
+    const p = await newPartner();
+    const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: "x".repeat(1024 * 1024 + 10) } });
+    expect(res.status).toBe(413);
+    const li = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-demo", name: "y".repeat(1024 * 1024 + 10) } });
+    expect(li.status).toBe(413);
+  });
+
+  it("refuses graph bodies over 16 MiB (413)", async () => {
+    const p = await newPartner();
+    const res = await call("POST", "/v0/graphs/validate", {
+      token: p.adminToken,
+      raw: JSON.stringify({ label: "gref-huge", name: "n".repeat(16 * 1024 * 1024 + 1), learning_objectives: [], modules: [] }),
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(res.status).toBe(413);
+  });
+});
+
+describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
+  it("accepts additions and renames as a new version, keeping module uuids; old versions stay readable", async () => {
+    const p = await newPartner();
+    const created = await createGraph(p, demoGraph("gref-up"));
+    const v1 = (await call("GET", "/v0/graphs/gref-up", { token: p.adminToken })).body;
+    const doc: Json = clone(demoGraph("gref-up", "Renamed graph"));
+    doc.learning_objectives[0].name = "Renamed objective";
+    doc.modules[0].name = "Renamed question";
+    doc.learning_objectives.push({ id: "lref-e", name: "New objective", prerequisites: ["lref-d"] });
+    doc.modules.push({ id: "mref-e1", name: "New question", type: "both", learning_objectives: ["lref-e"] });
+    const res = await call("PUT", `/v0/graphs/${created.id}`, { token: p.adminToken, body: doc });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ id: created.id, label: "gref-up", name: "Renamed graph", version: 2, counts: { learning_objectives: 5, modules: 13 } });
+
+    const v2 = (await call("GET", "/v0/graphs/gref-up", { token: p.adminToken })).body;
+    expect(v2.version).toBe(2);
+    expect(v2.learning_objectives[0].name).toBe("Renamed objective");
+    expect(v2.modules[0].uuid).toBe(v1.modules[0].uuid);
+    expect(v2.bundles[0].uuid).toBe(v1.bundles[0].uuid);
+    expect(v2.modules[12]).toMatchObject({ id: "mref-e1", uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+
+    const old = await call("GET", "/v0/graphs/gref-up?version=1", { token: p.adminToken });
+    expect(old.body).toMatchObject({ version: 1, name: "Demo graph" });
+    expect((await call("GET", "/v0/graphs/gref-up?version=3", { token: p.adminToken })).status).toBe(404);
+
+    const third = await call("PUT", "/v0/graphs/gref-up", { token: p.adminToken, body: doc });
+    expect(third.body.version).toBe(3);
+  });
+
+  it("refuses an update that removes objectives or modules (422 listing them), version unchanged", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-rm"));
+    const doc: Json = clone(demoGraph("gref-rm"));
+    doc.learning_objectives = doc.learning_objectives.filter((o: Json) => o.id !== "lref-d");
+    doc.modules = doc.modules.filter((m: Json) => !m.id.startsWith("mref-d"));
+    doc.bundles = doc.bundles.filter((b: Json) => b.id !== "mref-set-d");
+    doc.taxonomy[1].modules = ["mref-c1"];
+    const res = await call("PUT", "/v0/graphs/gref-rm", { token: p.adminToken, body: doc });
+    expect(res.status).toBe(422);
+    const messages = res.body.details.map((d: Json) => d.message).join("\n");
+    for (const id of ["lref-d", "mref-d1", "mref-d2", "mref-d3", "mref-set-d"]) expect(messages).toContain(`'${id}'`);
+    expect(res.body.details).toHaveLength(5);
+    expect((await call("GET", "/v0/graphs/gref-rm", { token: p.adminToken })).body.version).toBe(1);
+  });
+
+  it("refuses a changed label and an invalid document (422)", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-lbl"));
+    const renamed = await call("PUT", "/v0/graphs/gref-lbl", { token: p.adminToken, body: demoGraph("gref-other") });
+    expect(renamed.status).toBe(422);
+    expect(renamed.body.details[0].path).toBe("body.label");
+    const doc: Json = clone(demoGraph("gref-lbl"));
+    doc.modules[0].learning_objectives = [];
+    const bad = await call("PUT", "/v0/graphs/gref-lbl", { token: p.adminToken, body: doc });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details[0].path).toBe("body.modules[0].learning_objectives");
+  });
+});
+
+describe("GET /v0/graphs and /v0/graphs/{graph_id}", () => {
+  it("returns the document with id, version and module uuids, by uuid or label", async () => {
+    const p = await newPartner();
+    const created = await createGraph(p, demoGraph("gref-get"));
+    for (const ref of [created.id, "gref-get", created.id.toUpperCase()]) {
+      const res = await call("GET", `/v0/graphs/${ref}`, { token: p.adminToken });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: created.id, label: "gref-get", version: 1, name: "Demo graph" });
+      expect(res.body.learning_objectives).toEqual(demoGraph().learning_objectives);
+      expect(res.body.modules).toHaveLength(12);
+      for (const m of [...res.body.modules, ...res.body.bundles]) expect(m.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+      expect(new Set(res.body.modules.map((m: Json) => m.uuid)).size).toBe(12);
+      expect(res.body.taxonomy).toEqual(demoGraph().taxonomy);
+    }
+  });
+
+  it("lists the partner's graphs as a bare array, paged", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-l1"));
+    await createGraph(p, demoGraph("gref-l2"));
+    await createGraph(p, demoGraph("gref-l3"));
+    const all = await call("GET", "/v0/graphs", { token: p.adminToken });
+    expect(all.status).toBe(200);
+    expect(all.body.map((g: Json) => g.label)).toEqual(["gref-l1", "gref-l2", "gref-l3"]);
+    expect(all.body[0]).toMatchObject({ version: 1, name: "Demo graph", counts: { modules: 12 } });
+    const page = await call("GET", "/v0/graphs?offset=1&limit=1", { token: p.adminToken });
+    expect(page.body.map((g: Json) => g.label)).toEqual(["gref-l2"]);
+    expect((await call("GET", "/v0/graphs?limit=501", { token: p.adminToken })).status).toBe(400);
+  });
+
+  it("never shows another partner's graph (404) nor lists it", async () => {
+    const p = await newPartner();
+    const q = await newPartner();
+    const created = await createGraph(p, demoGraph("gref-mine"));
+    for (const ref of [created.id, "gref-mine"]) {
+      expect((await call("GET", `/v0/graphs/${ref}`, { token: q.adminToken })).status).toBe(404);
+      expect((await call("PUT", `/v0/graphs/${ref}`, { token: q.adminToken, body: demoGraph("gref-mine") })).status).toBe(404);
+    }
+    expect((await call("GET", "/v0/graphs", { token: q.adminToken })).body).toEqual([]);
+  });
+});
+
+describe("caller rules and entitlements", () => {
+  it("an end-user token may read graphs but not ingest, validate or update them (403)", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-ro"));
+    const user = await createAccount(p);
+    const token = await p.tokenFor(user.external_user_id);
+    expect((await call("POST", "/v0/graphs", { token, body: demoGraph("gref-u") })).status).toBe(403);
+    expect((await call("POST", "/v0/graphs/validate", { token, body: demoGraph("gref-u") })).status).toBe(403);
+    expect((await call("PUT", "/v0/graphs/gref-ro", { token, body: demoGraph("gref-ro") })).status).toBe(403);
+    expect((await call("GET", "/v0/graphs/gref-ro", { token })).status).toBe(200);
+    expect((await call("GET", "/v0/graphs", { token })).status).toBe(200);
+  });
+
+  it("an admin account without the graph entitlements is refused (403)", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-ent"));
+    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?").bind(JSON.stringify(["partner_admin"]), p.admin_account_id).run();
+    const ingest = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") });
+    expect(ingest.status).toBe(403);
+    expect(ingest.body.message).toContain("partner_graph_ingest");
+    expect((await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(403);
+    expect((await call("PUT", "/v0/graphs/gref-ent", { token: p.adminToken, body: demoGraph("gref-ent") })).status).toBe(403);
+    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?").bind(JSON.stringify(["all"]), p.admin_account_id).run();
+    expect((await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(201);
+  });
+});
+
+describe("learning instances validate graph_id", () => {
+  it("accepts the graph's uuid or gref label and echoes what was sent", async () => {
+    const p = await newPartner();
+    const g = await createGraph(p, demoGraph("gref-course"));
+    const byLabel = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-course", name: "A" } });
+    expect(byLabel.status).toBe(201);
+    expect(byLabel.body.graph_id).toBe("gref-course");
+    const byUuid = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: g.id, name: "B" } });
+    expect(byUuid.status).toBe(201);
+    expect(byUuid.body.graph_id).toBe(g.id);
+    const row = await env.DB.prepare("SELECT graph_uuid FROM learning_instances WHERE id = ?").bind(byLabel.body.id).first<{ graph_uuid: string }>();
+    expect(row?.graph_uuid).toBe(g.id);
+    // the immutable graph_id may be repeated on PUT as sent or as the uuid
+    expect((await call("PUT", `/v0/learning-instances/${byLabel.body.id}`, { token: p.adminToken, body: { graph_id: g.id } })).status).toBe(200);
+  });
+
+  it("refuses an unknown graph or another partner's graph (422 at body.graph_id)", async () => {
+    const p = await newPartner();
+    const q = await newPartner();
+    const theirs = await createGraph(q, demoGraph("gref-theirs"));
+    for (const graph_id of ["gref-nope", crypto.randomUUID(), "gref-theirs", theirs.id]) {
+      const res = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id, name: "C" } });
+      expect(res.status).toBe(422);
+      expect(res.body.details).toEqual([{ path: "body.graph_id", message: expect.stringContaining("unknown graph") }]);
+    }
+  });
+
+  it("createInstance ingests gref-demo on first use", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    expect(li.graph_id).toBe("gref-demo");
+    expect((await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).status).toBe(200);
+  });
+});

@@ -1,0 +1,181 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { verifyAccessToken } from "../../src/auth/access-token";
+import { configFrom } from "../../src/config";
+import { openDb } from "../../src/db/client";
+import { rateLimits, scaledLimit } from "../../src/http/rate-limits";
+import type { TokenGate } from "../../src/objects/token-gate";
+import { findAccountByExternalId } from "../../src/services/accounts";
+import { type ApiResponse, call, newPartner, tokenRequest, uniqueId } from "../support/api";
+import { assignmentPath, createGoal, goalWorld } from "../support/goals";
+
+/**
+ * Through the Worker (SELF.fetch) with the configured limits: tests cannot change env per test,
+ * so expected numbers come from the same config the Worker reads (spec values unless the test
+ * bindings scale them).
+ */
+const { rateLimits: cfg } = configFrom(env);
+const limitOf = (key: string) => scaledLimit(rateLimits[key]!.limit, cfg.multiplier);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+let ipCounter = 0;
+const freshIp = () => `2001:db8::${crypto.randomUUID().slice(0, 4)}:${(ipCounter++).toString(16)}`;
+
+function expectTooMany(res: ApiResponse, by: string) {
+  expect(res.status).toBe(429);
+  expect(res.headers.get("X-Service-Rate-Exceeded")).toBe(by);
+  const retryAfter = Number(res.headers.get("Retry-After"));
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(res.body).toMatchObject({ message: "Too many requests.", code: 429 });
+  expect(res.body.error_id).toMatch(UUID);
+}
+
+describe.skipIf(!cfg.enabled)("token limits through the API", () => {
+  it("GET /v0/accounts/current: 15 per minute per token, the 16th is 429 token-limited; other endpoints and tokens still pass", async () => {
+    const p = await newPartner();
+    const limit = limitOf("GET /v0/accounts/current");
+    for (let i = 1; i <= limit; i++) {
+      const res = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+      expect(res.status, `request ${i}`).toBe(200);
+      expect(res.headers.get("RateLimit-Limit")).toBe(String(limit));
+      expect(res.headers.get("RateLimit-Remaining")).toBe(String(limit - i));
+      const reset = Number(res.headers.get("RateLimit-Reset"));
+      expect(reset).toBeGreaterThanOrEqual(1);
+      expect(reset).toBeLessThanOrEqual(60);
+    }
+    const refused = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+    expectTooMany(refused, "token-limited");
+    expect(refused.headers.get("RateLimit-Limit")).toBe(String(limit));
+    expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
+    expect(refused.headers.get("X-Request-Id")).toBeTruthy();
+
+    const other = await call("GET", `/v0/accounts/${p.admin_account_id}`, { token: p.adminToken });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("RateLimit-Remaining")).toBe(String(limitOf("GET /v0/accounts/{account_id}") - 1));
+
+    const secondToken = await p.tokenFor(p.admin_external_user_id);
+    expect((await call("GET", "/v0/accounts/current", { token: secondToken })).status).toBe(200);
+  });
+
+  it("counts per concrete path; spellings of one id share a window", async () => {
+    const p = await newPartner();
+    const limit = limitOf("GET /v0/accounts/{account_id}");
+    const id = p.admin_account_id;
+    for (let i = 0; i < limit; i++) expect((await call("GET", `/v0/accounts/${id}`, { token: p.adminToken })).status).toBe(200);
+    expectTooMany(await call("GET", `/v0/accounts/${id.toUpperCase()}`, { token: p.adminToken }), "token-limited");
+    const another = await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: p.adminToken });
+    expect(another.status).toBe(404);
+    expect(another.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
+  });
+
+  it("error responses of a limited endpoint carry the informational headers too", async () => {
+    const p = await newPartner();
+    const res = await call("GET", "/v0/accounts/not-a-uuid", { token: p.adminToken });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("RateLimit-Limit")).toBe(String(limitOf("GET /v0/accounts/{account_id}")));
+    expect(res.headers.get("RateLimit-Remaining")).toBe(String(limitOf("GET /v0/accounts/{account_id}") - 1));
+  });
+
+  it("a refused request is not processed: POST /v0/accounts beyond its 750 creates nothing and is not counted", async () => {
+    const p = await newPartner();
+    const verified = await verifyAccessToken(p.adminToken, env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
+    if (!verified.ok) throw new Error("token");
+    const limit = limitOf("POST /v0/accounts");
+    const gate = env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(verified.claims.jti));
+    // Exhaust the token's window for POST /v0/accounts (750 requests recorded just now).
+    await runInDurableObject(gate, (_: TokenGate, state) => {
+      const now = Date.now();
+      for (let i = 0; i < limit; i++) state.storage.sql.exec("INSERT INTO rl_hits (bucket, t) VALUES (?, ?)", "POST /v0/accounts", now);
+    });
+    const externalUserId = uniqueId("refused");
+    const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
+    expectTooMany(res, "token-limited");
+    expect(await findAccountByExternalId(openDb(env.DB), p.partner_id, externalUserId)).toBeUndefined();
+    await runInDurableObject(gate, (_: TokenGate, state) => {
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", "POST /v0/accounts").one().n).toBe(limit);
+    });
+    // other writes of the same token still work
+    const li = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-none", name: "Course" } });
+    expect(li.status).not.toBe(429);
+  });
+});
+
+describe.skipIf(!cfg.enabled)("batch goal assignment: assign and unassign requests in separate windows", () => {
+  it("10 assign requests per minute; unassign requests still pass (100 per minute); a malformed body has its own window", async () => {
+    const w = await goalWorld();
+    const goal = await createGoal(w.p, w.li.id);
+    const path = assignmentPath(w.li.id, goal.id);
+    const key = "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations";
+    const assignLimit = scaledLimit(rateLimits[key]!.actions!.assign!, cfg.multiplier);
+    const unassignLimit = scaledLimit(rateLimits[key]!.actions!.unassign!, cfg.multiplier);
+    const body = (action: string) => ({ action, registration_ids: [w.learners[0]!.id] });
+    for (let i = 0; i < assignLimit; i++) {
+      const res = await call("PUT", path, { token: w.p.adminToken, body: body("assign") });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get("RateLimit-Limit")).toBe(String(assignLimit));
+    }
+    expectTooMany(await call("PUT", path, { token: w.p.adminToken, body: body("assign") }), "token-limited");
+    const unassign = await call("PUT", path, { token: w.p.adminToken, body: body("unassign") });
+    expect(unassign.status).toBe(200);
+    expect(unassign.headers.get("RateLimit-Limit")).toBe(String(unassignLimit));
+    expect(unassign.headers.get("RateLimit-Remaining")).toBe(String(unassignLimit - 1));
+    const malformed = await call("PUT", path, { token: w.p.adminToken, raw: "{nope", headers: { "Content-Type": "application/json" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.headers.get("RateLimit-Remaining")).toBe(String(assignLimit - 1));
+  });
+});
+
+describe.skipIf(!cfg.enabled)("IP limits through the API", () => {
+  const ipLimit = scaledLimit(cfg.ipLimit, cfg.multiplier);
+  const interval = 60_000 / ipLimit;
+
+  it("token endpoint: the limit passes, the next ones wait with X-Service-Rate-Delay, then 429 ip-limited", async () => {
+    const ip = freshIp();
+    const total = ipLimit + cfg.ipQueueSize + 1;
+    const responses = await Promise.all(
+      Array.from({ length: total }, () =>
+        call("POST", "/v0/oauth/token", {
+          raw: "grant_type=client_credentials&scope=x",
+          headers: { Authorization: `Basic ${btoa("no-such-client:secret")}`, "Content-Type": "application/x-www-form-urlencoded", "CF-Connecting-IP": ip },
+        }),
+      ),
+    );
+    const refused = responses.filter((r) => r.status === 429);
+    const delayed = responses.filter((r) => r.status !== 429 && r.headers.has("X-Service-Rate-Delay"));
+    const immediate = responses.filter((r) => r.status !== 429 && !r.headers.has("X-Service-Rate-Delay"));
+    expect(immediate).toHaveLength(ipLimit);
+    expect(delayed).toHaveLength(cfg.ipQueueSize);
+    expect(refused).toHaveLength(1);
+    for (const r of [...immediate, ...delayed]) expect(r.status).toBe(401); // processed: unknown client
+    const delays = delayed.map((r) => Number(r.headers.get("X-Service-Rate-Delay"))).sort((a, b) => a - b);
+    delays.forEach((d, k) => {
+      expect(d).toBeLessThanOrEqual((k + 1) * interval);
+      expect(d).toBeGreaterThan((k + 1) * interval - 1000);
+    });
+    expectTooMany(refused[0]!, "ip-limited");
+  });
+
+  it("token endpoint answers carry the informational headers; other IPs and paths are not affected", async () => {
+    const p = await newPartner();
+    const res = await tokenRequest(p.client_id, p.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("RateLimit-Limit")).toBe(String(ipLimit));
+    expect(Number(res.headers.get("RateLimit-Remaining"))).toBeLessThan(ipLimit);
+  });
+
+  it("failed authentication is IP-limited per (IP, path): the 401 beyond the limit is answered late", async () => {
+    const ip = freshIp();
+    const responses = await Promise.all(
+      Array.from({ length: ipLimit + 1 }, () => call("GET", "/v0/accounts/current", { headers: { "CF-Connecting-IP": ip } })),
+    );
+    expect(responses.every((r) => r.status === 401)).toBe(true);
+    const delayed = responses.filter((r) => r.headers.has("X-Service-Rate-Delay"));
+    expect(delayed).toHaveLength(1);
+    expect(Number(delayed[0]!.headers.get("X-Service-Rate-Delay"))).toBeGreaterThan(interval - 1000);
+    expect(delayed[0]!.headers.get("WWW-Authenticate")).toContain("Bearer");
+    // another path from the same IP has its own budget
+    const other = await call("GET", "/v0/learning-instances", { headers: { "CF-Connecting-IP": ip } });
+    expect(other.status).toBe(401);
+    expect(other.headers.has("X-Service-Rate-Delay")).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+import { call, createAccount, createInstance, newPartner, register, type ApiResponse, type Json, type Partner } from "./api";
+
+/** A minimal valid goal body on the demo graph (gref-demo), overridable field by field. */
+export function goalBody(overrides: Json = {}): Json {
+  return { name: "Week 3 homework", adaptive_behavior: "practice", targets: { include: ["lref-c"] }, ...overrides };
+}
+
+export const goalsPath = (liId: string) => `/v0/learning-instances/${liId}/scoped-goals`;
+export const goalPath = (liId: string, goalId: string) => `${goalsPath(liId)}/${goalId}`;
+export const assignmentPath = (liId: string, goalId: string, regId?: string) =>
+  `${goalPath(liId, goalId)}/registrations${regId ? `/${regId}` : ""}`;
+
+export async function postGoal(p: Partner | string, liId: string, body: Json): Promise<ApiResponse> {
+  return call("POST", goalsPath(liId), { token: typeof p === "string" ? p : p.adminToken, body });
+}
+
+/** Creates a goal as the partner admin; returns the 201 body. */
+export async function createGoal(p: Partner, liId: string, body: Json = goalBody()): Promise<Json> {
+  const res = await postGoal(p, liId, body);
+  if (res.status !== 201) throw new Error(`create goal: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The goal's resolved scope (GET ?resolved_scope=true). */
+export async function resolvedScope(p: Partner, liId: string, goalId: string): Promise<Json> {
+  const res = await call("GET", `${goalPath(liId, goalId)}?resolved_scope=true`, { token: p.adminToken });
+  if (res.status !== 200) throw new Error(`get goal: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.resolved_scope;
+}
+
+/** A partner with one instance on the demo graph: two learners and an instructor (each with a token). */
+export interface GoalWorld {
+  p: Partner;
+  li: Json;
+  learners: Json[];
+  instructor: Json;
+  instructorToken: string;
+  learnerToken: string;
+}
+
+export async function goalWorld(p?: Partner): Promise<GoalWorld> {
+  const partner = p ?? (await newPartner("Goals partner"));
+  const li = await createInstance(partner);
+  const [a1, a2, a3] = await Promise.all([createAccount(partner), createAccount(partner), createAccount(partner)]);
+  const [r1, r2, r3] = await Promise.all([
+    register(partner, a1!.id, li.id, "learner"),
+    register(partner, a2!.id, li.id, "learner"),
+    register(partner, a3!.id, li.id, "instructor"),
+  ]);
+  const [instructorToken, learnerToken] = await Promise.all([partner.tokenFor(a3!.external_user_id), partner.tokenFor(a1!.external_user_id)]);
+  return { p: partner, li, learners: [r1!, r2!], instructor: r3!, instructorToken, learnerToken };
+}
