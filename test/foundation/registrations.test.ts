@@ -34,6 +34,19 @@ describe("POST /v0/registrations", () => {
     expect((await regsOf(li.id)).map((r) => r.account_id)).not.toContain(i.id);
   });
 
+  it("an instructor of one instance has no rights in another instance", async () => {
+    const li2 = await createInstance(p);
+    const [instructor, learner, l2] = await Promise.all([createAccount(p), createAccount(p), createAccount(p)]);
+    await register(p, instructor.id, li.id, "instructor");
+    const reg2 = await register(p, l2.id, li2.id, "learner");
+    const token = await p.tokenFor(instructor.external_user_id);
+    expectErrorBody(await post({ account_id: learner.id, learning_instance_id: li2.id, type: "learner" }, token), 403);
+    expectErrorBody(await call("GET", `/v0/registrations/${reg2.id}`, { token }), 403);
+    expectErrorBody(await call("DELETE", `/v0/registrations/${reg2.id}`, { token }), 403);
+    expectErrorBody(await call("GET", `/v0/learning-instances/${li2.id}/registrations`, { token }), 403);
+    expect((await call("GET", `/v0/registrations/${reg2.id}`, { token: p.adminToken })).status).toBe(200);
+  });
+
   it("the same account twice in one instance is 422 (also as the other type)", async () => {
     const acct = await createAccount(p);
     await register(p, acct.id, li.id, "learner");
