@@ -1,5 +1,8 @@
 // Demo data created through the public API on first `npm start`, so a newcomer can call every endpoint.
+import { readFileSync } from "node:fs";
 import type { PartnerCredentials } from "../../src/services/partners";
+
+const SAMPLE_GRAPH = new URL("../../samples/pre-algebra/graph.json", import.meta.url);
 
 async function api(base: string, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -25,6 +28,7 @@ export async function tokenFor(base: string, c: PartnerCredentials, scope: strin
 
 export async function seedDemo(base: string, c: PartnerCredentials): Promise<Record<string, unknown>> {
   const token = await tokenFor(base, c, c.admin_external_user_id);
+  const graph = await api(base, token, "POST", "/v0/graphs", JSON.parse(readFileSync(SAMPLE_GRAPH, "utf8")));
   const instructor = await api(base, token, "POST", "/v0/accounts", { external_user_id: "demo-instructor" });
   const learners = [];
   for (const name of ["demo-learner-1", "demo-learner-2", "demo-learner-3"]) {
@@ -36,5 +40,30 @@ export async function seedDemo(base: string, c: PartnerCredentials): Promise<Rec
   for (const learner of learners) {
     registrations.push((await api(base, token, "POST", "/v0/registrations", { account_id: learner.id, learning_instance_id: li.id, type: "learner" })).id);
   }
-  return { learning_instance_id: li.id, instructor_account_id: instructor.id, learner_registration_ids: registrations };
+  const goal = await api(base, token, "POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    name: "Unit 3: solving equations",
+    adaptive_behavior: "practice",
+    targets: { include: ["lref-two-step-eq"] },
+    scope: { remediation_depth: "two" },
+    completion_criteria: { min_predicted_mastery: 0.8, min_work_per_target: 3 },
+    timing: { relative_deadline: "P2W" },
+    config: { assign_to: "learners" },
+  });
+  // A little history for the first learner, so the learner model has something to show.
+  const minutes = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+  await api(base, token, "POST", `/v0/registrations/${registrations[0]}/batch-events`, {
+    goal_id: goal.id,
+    events: [
+      { type: "graded-events", module_id: "mref-one-step-eq-q2", interaction_end_time: minutes(2), is_correct: true, is_complete: true, duration: 40_000 },
+      { type: "graded-events", module_id: "mref-one-step-eq-q1", interaction_end_time: minutes(4), is_correct: false, is_complete: true, duration: 55_000 },
+      { type: "ungraded-events", module_id: "mref-one-step-eq-lesson", interaction_end_time: minutes(10), is_complete: true, duration: 240_000 },
+    ],
+  });
+  return {
+    graph_id: graph.id,
+    learning_instance_id: li.id,
+    goal_id: goal.id,
+    instructor_account_id: instructor.id,
+    learner_registration_ids: registrations,
+  };
 }
