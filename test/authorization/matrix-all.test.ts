@@ -1,0 +1,446 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
+import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/routes/goals.schemas";
+import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/routes/graphs.schemas";
+import { call, uniqueId, type ApiResponse, type Json } from "../support/api";
+import { demoGraph } from "../support/demo-graph";
+import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
+import { expectErrorBody } from "../foundation/fixture";
+import {
+  adminTokenOf,
+  assignAs,
+  createGoalAs,
+  createGraphAs,
+  FOUNDATION_ROUTE,
+  minutesAgo,
+  mintToken,
+  newMatrixFixture,
+  registrationObject,
+  type MatrixFixture,
+  type Side,
+} from "./support";
+
+/**
+ * The authorization matrix for every callerRules row the foundation matrix does not cover
+ * (graphs, scoped goals and their assignment, student events, and whatever rows land later — the
+ * guard test below fails until they get a case). Each row is called by the five callers; the
+ * expected status is derived from the roles in `callerRules`. Allowed cells must answer the route's
+ * success status with a body of the route's schema; refused cells answer 403/404 with the error
+ * body and change nothing (checked by a follow-up read as admin).
+ */
+
+type CallerName = "admin" | "owner" | "instructor" | "otherLearner" | "otherPartnerAdmin";
+const CALLERS: CallerName[] = ["admin", "owner", "instructor", "otherLearner", "otherPartnerAdmin"];
+
+/** What the rule is evaluated against: the resource of partner A named in the path (null: none). */
+type SubjectKind = "graph" | "instance" | "registration" | null;
+
+/** The facts about a caller of partner A relative to the subject, in the vocabulary of `Role`. */
+function factsOf(caller: CallerName, subject: SubjectKind): Set<Role> {
+  const facts = new Set<Role>();
+  if (caller === "admin" || caller === "otherPartnerAdmin") facts.add("admin");
+  if (subject === "instance" || subject === "registration") {
+    if (caller === "owner" || caller === "instructor" || caller === "otherLearner") facts.add("member");
+    if (caller === "instructor") facts.add("instructor");
+    // only a registration has an owner: the account it belongs to (world.ownerReg)
+    if (subject === "registration" && caller === "owner") facts.add("owner");
+  }
+  return facts;
+}
+
+const allows = (roles: readonly Role[], facts: Set<Role>) => roles.includes("any") || roles.some((r) => facts.has(r));
+
+interface Ctx {
+  fx: MatrixFixture;
+  /** whose resources the request names (partner A's in the matrix, B's in the cross-partner test) */
+  side: Side;
+  caller: CallerName;
+  /** per-cell resources made by `prepare` */
+  s: Json;
+}
+
+interface Case {
+  key: RouteKey;
+  success: number;
+  subject: SubjectKind;
+  /** fresh resources for this cell (destructive requests), made as the side's admin */
+  prepare?(ctx: Omit<Ctx, "s">): Promise<Json>;
+  params?(ctx: Ctx): Record<string, string>;
+  query?: string;
+  body?(ctx: Ctx): unknown;
+  /** checks on a 2xx answer (the body's shape and the effect) */
+  onSuccess?(ctx: Ctx, res: ApiResponse, body: any): Promise<void> | void;
+  /** after a refused request: prove nothing changed */
+  unchanged?(ctx: Ctx, body: any): Promise<void>;
+}
+
+/** A read as the side's admin with a fresh token (follow-up reads never hit a rate limit). */
+const adminGet = async (side: Side, path: string) => call("GET", path, { token: await adminTokenOf(side.p) });
+const otherSide = (ctx: Ctx) => (ctx.side === ctx.fx.sideA ? ctx.fx.sideB : ctx.fx.sideA);
+/** The partner the caller belongs to. */
+const callerSide = (ctx: Ctx) => (ctx.caller === "otherPartnerAdmin" ? ctx.fx.sideB : ctx.fx.sideA);
+
+const liParams = (ctx: Ctx) => ({ id: ctx.side.world.li.id });
+const freshGoal = async (ctx: Omit<Ctx, "s">) => ({ goal: await createGoalAs(ctx.side.p, ctx.side.world.li.id) });
+const assignmentOf = async (ctx: Ctx, goalId: string) =>
+  adminGet(ctx.side, assignmentPath(ctx.side.world.li.id, goalId, ctx.side.world.ownerReg.id));
+
+// ---- graphs -------------------------------------------------------------------------------------
+
+const GRAPH_CASES: Case[] = [
+  {
+    key: "POST /v0/graphs",
+    success: 201,
+    subject: null,
+    body: () => demoGraph(uniqueId("gref-mx-new")),
+    onSuccess: async (ctx, res, body) => {
+      expect(res.body).toMatchObject({ id: expect.any(String), label: body.label, name: body.name, version: 1, counts: expect.any(Object) });
+      // stored for the caller's partner only
+      expect((await adminGet(callerSide(ctx), `/v0/graphs/${body.label}`)).status).toBe(200);
+      expect((await adminGet(otherSide({ ...ctx, side: callerSide(ctx) }), `/v0/graphs/${res.body.id}`)).status).toBe(404);
+    },
+    unchanged: async (ctx, body) => {
+      expect((await adminGet(ctx.fx.sideA, `/v0/graphs/${body.label}`)).status).toBe(404);
+    },
+  },
+  {
+    key: "POST /v0/graphs/validate",
+    success: 200,
+    subject: null,
+    body: () => demoGraph(uniqueId("gref-mx-val")),
+    onSuccess: async (ctx, res, body) => {
+      GraphValidationSchema.parse(res.body);
+      expect(res.body).toMatchObject({ valid: true, errors: [] });
+      expect((await adminGet(callerSide(ctx), `/v0/graphs/${body.label}`)).status).toBe(404);
+    },
+  },
+  {
+    key: "PUT /v0/graphs/{graph_id}",
+    success: 200,
+    subject: "graph",
+    prepare: async (ctx) => ({ graph: await createGraphAs(ctx.side.p) }),
+    params: (ctx) => ({ graph_id: ctx.s.graph.id }),
+    body: (ctx) => demoGraph(ctx.s.graph.label, `Renamed by ${ctx.caller}`),
+    onSuccess: async (ctx, res) => {
+      expect(res.body).toMatchObject({ id: ctx.s.graph.id, label: ctx.s.graph.label, name: `Renamed by ${ctx.caller}`, version: 2 });
+      expect((await adminGet(ctx.side, `/v0/graphs/${ctx.s.graph.id}`)).body).toMatchObject({ version: 2, name: `Renamed by ${ctx.caller}` });
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, `/v0/graphs/${ctx.s.graph.id}`)).body).toMatchObject({ version: 1, name: ctx.s.graph.name });
+    },
+  },
+  {
+    key: "GET /v0/graphs/{graph_id}",
+    success: 200,
+    subject: "graph",
+    params: (ctx) => ({ graph_id: ctx.side.graph.id }),
+    onSuccess: (ctx, res) => {
+      GraphWithIdsSchema.parse(res.body);
+      expect(res.body).toMatchObject({ id: ctx.side.graph.id, label: "gref-demo" });
+      for (const m of res.body.modules) expect(m.uuid).toEqual(expect.any(String));
+    },
+  },
+  {
+    key: "GET /v0/graphs",
+    success: 200,
+    subject: null,
+    query: "?limit=500",
+    onSuccess: (ctx, res) => {
+      const ids = (res.body as Json[]).map((g) => GraphSummarySchema.parse(g).id);
+      // each partner sees its own graphs only
+      const own = callerSide(ctx);
+      expect(ids).toContain(own.graph.id);
+      expect(ids).not.toContain(otherSide({ ...ctx, side: own }).graph.id);
+    },
+  },
+];
+
+// ---- scoped goals and their assignment ------------------------------------------------------------
+
+const GOAL_CASES: Case[] = [
+  {
+    key: "POST /v0/learning-instances/{id}/scoped-goals",
+    success: 201,
+    subject: "instance",
+    params: liParams,
+    body: () => goalBody({ name: `Goal ${uniqueId("new")}` }),
+    onSuccess: async (ctx, res, body) => {
+      expect(GoalSchema.parse(res.body)).toMatchObject({ name: body.name, learning_instance_id: ctx.side.world.li.id });
+      expect((await adminGet(ctx.side, goalPath(ctx.side.world.li.id, res.body.id))).status).toBe(200);
+    },
+    unchanged: async (ctx, body) => {
+      const list = await adminGet(ctx.side, `${goalsPath(ctx.side.world.li.id)}?limit=500`);
+      expect(list.status).toBe(200);
+      expect((list.body as Json[]).map((g) => g.name)).not.toContain(body.name);
+    },
+  },
+  {
+    key: "GET /v0/learning-instances/{id}/scoped-goals",
+    success: 200,
+    subject: "instance",
+    params: liParams,
+    query: "?limit=500",
+    onSuccess: (ctx, res) => {
+      const goals = (res.body as Json[]).map((g) => GoalSchema.parse(g));
+      expect(goals.map((g) => g.id)).toContain(ctx.side.goal.id);
+      for (const g of goals) expect(g.learning_instance_id).toBe(ctx.side.world.li.id);
+    },
+  },
+  {
+    key: "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}",
+    success: 200,
+    subject: "instance",
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.side.goal.id }),
+    onSuccess: (ctx, res) => expect(GoalSchema.parse(res.body)).toEqual(ctx.side.goal),
+  },
+  {
+    key: "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}",
+    success: 200,
+    subject: "instance",
+    prepare: freshGoal,
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id }),
+    body: (ctx) => goalBody({ name: `Renamed by ${ctx.caller}` }),
+    onSuccess: async (ctx, res) => {
+      expect(GoalSchema.parse(res.body)).toMatchObject({ id: ctx.s.goal.id, name: `Renamed by ${ctx.caller}` });
+      expect((await adminGet(ctx.side, goalPath(ctx.side.world.li.id, ctx.s.goal.id))).body.name).toBe(`Renamed by ${ctx.caller}`);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, goalPath(ctx.side.world.li.id, ctx.s.goal.id))).body).toEqual(ctx.s.goal);
+    },
+  },
+  {
+    key: "DELETE /v0/learning-instances/{id}/scoped-goals/{goal_id}",
+    success: 204,
+    subject: "instance",
+    prepare: freshGoal,
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id }),
+    onSuccess: async (ctx) => {
+      expect((await adminGet(ctx.side, goalPath(ctx.side.world.li.id, ctx.s.goal.id))).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, goalPath(ctx.side.world.li.id, ctx.s.goal.id))).body).toEqual(ctx.s.goal);
+    },
+  },
+  {
+    key: "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations",
+    success: 200,
+    subject: "instance",
+    prepare: freshGoal,
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id }),
+    body: (ctx) => ({ action: "assign", registration_ids: [ctx.side.world.ownerReg.id] }),
+    onSuccess: async (ctx, res) => {
+      expect(BatchAssignmentResult.parse(res.body)).toEqual({ action: "assign", success: { registration_ids: [ctx.side.world.ownerReg.id] }, failure: [] });
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(200);
+    },
+    unchanged: async (ctx) => {
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(404);
+    },
+  },
+  {
+    key: "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}",
+    success: 200,
+    subject: "instance",
+    prepare: freshGoal,
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id, registration_id: ctx.side.world.ownerReg.id }),
+    onSuccess: async (ctx, res) => {
+      expect(AssignmentSchema.parse(res.body)).toEqual({ goal_id: ctx.s.goal.id, registration_id: ctx.side.world.ownerReg.id });
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(200);
+    },
+    unchanged: async (ctx) => {
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(404);
+    },
+  },
+  {
+    key: "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}",
+    success: 200,
+    subject: "instance",
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.side.goal.id, registration_id: ctx.side.world.ownerReg.id }),
+    onSuccess: (ctx, res) => {
+      expect(AssignmentSchema.parse(res.body)).toEqual({ goal_id: ctx.side.goal.id, registration_id: ctx.side.world.ownerReg.id });
+    },
+  },
+  {
+    key: "DELETE /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}",
+    success: 204,
+    subject: "instance",
+    prepare: async (ctx) => {
+      const { goal } = await freshGoal(ctx);
+      await assignAs(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id);
+      return { goal };
+    },
+    params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id, registration_id: ctx.side.world.ownerReg.id }),
+    onSuccess: async (ctx) => {
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await assignmentOf(ctx, ctx.s.goal.id)).status).toBe(200);
+    },
+  },
+];
+
+// ---- student events -------------------------------------------------------------------------------
+
+/** An event post on the owner's registration: 204, exactly one more event in its log when allowed, none when refused. */
+function eventCase(kind: string, body: (ctx: Ctx) => Json): Case {
+  return {
+    key: `POST /v0/registrations/{id}/${kind}` as RouteKey,
+    success: 204,
+    subject: "registration",
+    prepare: async (ctx) => ({ before: await registrationObject(ctx.side.world.ownerReg.id).eventCount() }),
+    params: (ctx) => ({ id: ctx.side.world.ownerReg.id }),
+    body,
+    onSuccess: async (ctx) => {
+      expect(await registrationObject(ctx.side.world.ownerReg.id).eventCount()).toBe(ctx.s.before + 1);
+    },
+    unchanged: async (ctx) => {
+      expect(await registrationObject(ctx.side.world.ownerReg.id).eventCount()).toBe(ctx.s.before);
+    },
+  };
+}
+
+const EVENT_CASES: Case[] = [
+  eventCase("graded-events", () => ({ module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true, is_complete: true, duration: 20_000 })),
+  eventCase("ungraded-events", () => ({ module_id: "mref-a3", interaction_end_time: minutesAgo(1), is_complete: true })),
+  eventCase("recommendation-followed-events", () => ({ module_id: "mref-b1", time_followed: minutesAgo(1), recommendation_id: 7 })),
+  eventCase("focus-events", (ctx) => ({ goal_id: ctx.side.goal.id })),
+  eventCase("batch-events", () => ({ events: [{ type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(1) }] })),
+];
+
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES];
+
+// ---- the machinery ----------------------------------------------------------------------------------
+
+function pathOf(c: Case, params: Record<string, string>): { method: string; path: string } {
+  const [method, template] = c.key.split(" ") as [string, string];
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (!value) throw new Error(`no value for {${name}} in ${c.key}`);
+    return value;
+  });
+  return { method, path: path + (c.query ?? "") };
+}
+
+/** A fresh token for the caller (partner A's people, or partner B's admin). */
+function tokenOf(fx: MatrixFixture, caller: CallerName): Promise<string> {
+  switch (caller) {
+    case "admin":
+      return adminTokenOf(fx.a);
+    case "owner":
+      return mintToken(fx.a.partner_id, fx.owner.account.id, false);
+    case "instructor":
+      return mintToken(fx.a.partner_id, fx.instructor.account.id, false);
+    case "otherLearner":
+      return mintToken(fx.a.partner_id, fx.other.account.id, false);
+    case "otherPartnerAdmin":
+      return adminTokenOf(fx.b);
+  }
+}
+
+function expectedStatus(c: Case, caller: CallerName): number {
+  // Partner B's admin names partner A's resource: it does not exist for B.
+  if (caller === "otherPartnerAdmin" && c.subject !== null) return 404;
+  return allows(callerRules[c.key], factsOf(caller, c.subject)) ? c.success : 403;
+}
+
+async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise<void> {
+  const ctx: Ctx = { ...base, s: c.prepare ? await c.prepare(base) : {} };
+  const body = c.body?.(ctx);
+  const { method, path } = pathOf(c, c.params?.(ctx) ?? {});
+  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
+  const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
+  expect(res.status, label).toBe(expected);
+  if (expected < 300) {
+    if (expected === 204) expect(res.body, label).toBeNull();
+    await c.onSuccess?.(ctx, res, body);
+  } else {
+    expectErrorBody(res, expected);
+    await c.unchanged?.(ctx, body);
+  }
+}
+
+let fx: MatrixFixture;
+beforeAll(async () => {
+  fx = await newMatrixFixture();
+});
+
+const nameOf = (c: Case) => c.key;
+
+describe("authorization matrix, all routes beyond the foundation (callerRules)", () => {
+  it("every callerRules row is covered by this matrix or the foundation matrix, and each case is a row", () => {
+    const keys = Object.keys(callerRules);
+    const covered = new Set<string>(CASES.map((c) => c.key));
+    const uncovered = keys.filter((k) => !FOUNDATION_ROUTE.test(k) && !covered.has(k));
+    expect(uncovered, "callerRules rows covered by neither matrix: add a case to test/authorization/matrix-all.test.ts").toEqual([]);
+    for (const c of CASES) {
+      expect(keys).toContain(c.key);
+      expect(FOUNDATION_ROUTE.test(c.key), `${c.key} belongs to the foundation matrix`).toBe(false);
+    }
+    expect(new Set(CASES.map(nameOf)).size, "one case per row").toBe(CASES.length);
+    // sanity: the foundation pattern still matches its rows
+    expect(keys.filter((k) => FOUNDATION_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
+  });
+
+  it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {
+    const row = (key: RouteKey) => CALLERS.map((caller) => expectedStatus(CASES.find((c) => c.key === key)!, caller));
+    expect(row("POST /v0/registrations/{id}/graded-events")).toEqual([204, 204, 403, 403, 404]);
+    expect(row("GET /v0/learning-instances/{id}/scoped-goals/{goal_id}")).toEqual([200, 403, 200, 403, 404]);
+    expect(row("PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}")).toEqual([200, 403, 200, 403, 404]);
+    expect(row("POST /v0/graphs")).toEqual([201, 403, 403, 403, 201]);
+    expect(row("PUT /v0/graphs/{graph_id}")).toEqual([200, 403, 403, 403, 404]);
+    expect(row("GET /v0/graphs/{graph_id}")).toEqual([200, 200, 200, 200, 404]);
+    expect(row("GET /v0/graphs")).toEqual([200, 200, 200, 200, 200]);
+  });
+
+  it("minted per-cell tokens act as the intended callers", async () => {
+    const expected: Record<CallerName, string> = {
+      admin: fx.a.admin_account_id,
+      owner: fx.owner.account.id,
+      instructor: fx.instructor.account.id,
+      otherLearner: fx.other.account.id,
+      otherPartnerAdmin: fx.b.admin_account_id,
+    };
+    for (const caller of CALLERS) {
+      const res = await call("GET", "/v0/accounts/current", { token: await tokenOf(fx, caller) });
+      expect(res.status).toBe(200);
+      expect(res.body.id, caller).toBe(expected[caller]);
+    }
+    // the end users hold no graph entitlements (only the partner admin does)
+    const owner = await adminGet(fx.sideA, `/v0/accounts/${fx.owner.account.id}`);
+    expect(owner.body.entitlements ?? []).not.toContain("partner_graph_ingest");
+  });
+
+  for (const c of CASES) {
+    it(`${nameOf(c)}: ${CALLERS.map((caller) => `${caller}=${expectedStatus(c, caller)}`).join(" ")}`, async () => {
+      for (const caller of CALLERS) await runCell(c, { fx, side: fx.sideA, caller }, expectedStatus(c, caller));
+    });
+  }
+
+  it("partner A's callers never reach partner B's resources (404, not 403) and change nothing", async () => {
+    const callers: CallerName[] = ["admin", "owner", "instructor", "otherLearner"];
+    for (const c of CASES.filter((c) => c.subject !== null)) {
+      for (const caller of callers) await runCell(c, { fx, side: fx.sideB, caller }, 404);
+    }
+  });
+
+  it("a foreign graph, goal or registration is as missing as one that does not exist", async () => {
+    const missing = crypto.randomUUID();
+    const li = fx.sideA.world.li.id;
+    const pairs: [string, string][] = [
+      [`/v0/graphs/${fx.sideA.graph.id}`, `/v0/graphs/${missing}`],
+      [goalPath(li, fx.sideA.goal.id), goalPath(missing, missing)],
+      [assignmentPath(li, fx.sideA.goal.id, fx.sideA.world.ownerReg.id), assignmentPath(missing, missing, missing)],
+    ];
+    for (const [foreign, absent] of pairs) {
+      const a = await call("GET", foreign, { token: await adminTokenOf(fx.b) });
+      const b = await call("GET", absent, { token: await adminTokenOf(fx.b) });
+      expect(a.status, foreign).toBe(404);
+      expect(b.status, absent).toBe(404);
+      expect(a.body.message).toBe(b.body.message);
+    }
+    const body = { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true };
+    const a = await call("POST", `/v0/registrations/${fx.sideA.world.ownerReg.id}/graded-events`, { token: await adminTokenOf(fx.b), body });
+    const b = await call("POST", `/v0/registrations/${missing}/graded-events`, { token: await adminTokenOf(fx.b), body });
+    expect([a.status, b.status]).toEqual([404, 404]);
+    expect(a.body.message).toBe(b.body.message);
+  });
+});
