@@ -58,7 +58,7 @@ export function buildRuntimeGraph(doc: GraphDocument, options: BuildOptions): Ru
     name: m.name,
     type: m.type,
     atom: true,
-    objectives: unique(m.learning_objectives.map((o) => objectiveByLabel.get(o)!)).sort(byNumber),
+    objectives: sorted(unique(m.learning_objectives.map((o) => objectiveByLabel.get(o)!))),
     members: [],
     algorithmic: m.algorithmic ?? false,
   }));
@@ -118,8 +118,12 @@ function bundleType(types: ModuleType[]): ModuleType {
 }
 
 const byNumber = (a: number, b: number) => a - b;
+const sorted = (values: number[]) => (values.length < 2 ? values : values.sort(byNumber));
 
+/** Distinct values in first-seen order (most lists here have 0-3 entries: no Set for those). */
 function unique(values: number[]): number[] {
+  if (values.length < 2) return values;
+  if (values.length <= 8) return values.filter((v, i) => values.indexOf(v) === i);
   return [...new Set(values)];
 }
 

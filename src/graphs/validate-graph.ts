@@ -75,7 +75,9 @@ export function validateGraph(doc: GraphDocument, options: ValidateOptions = {})
   const bundles = doc.bundles ?? [];
   const taxonomy = doc.taxonomy ?? [];
 
-  const labelProblem = prefixProblem(doc.label, ID_RULES.graph);
+  const labelProblem =
+    prefixProblem(doc.label, ID_RULES.graph) ??
+    (/[/?#%\\]/.test(doc.label) ? `graph label '${doc.label}' must not contain / ? # % or \\ (it is used in URL paths)` : undefined);
   if (labelProblem) error(".label", labelProblem);
 
   if (modules.length > limits.modules) {

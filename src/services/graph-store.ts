@@ -18,8 +18,13 @@ import { ApiError, unprocessable } from "../http/errors";
 export const BLOB_PART_CHARS = 512 * 1024;
 /** How many issues a 422 lists at most (the validate endpoint returns them all). */
 export const MAX_ERROR_DETAILS = 1000;
-/** Parsed graph versions kept per isolate (a 20,000-module graph is a few tens of MB in memory). */
-const CACHE_ENTRIES = 8;
+/**
+ * Parsed graph versions kept per isolate, bounded by their total module count: an indexed
+ * 20,000-module graph takes about 9 MiB of heap, and an isolate has 128 MB. The most recently
+ * used version is always kept.
+ */
+const CACHE_MAX_MODULES = 60_000;
+const CACHE_MAX_ENTRIES = 32;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -225,13 +230,43 @@ export async function listGraphs(db: Db, partnerId: string, offset: number, limi
 
 // --- the in-isolate cache of parsed runtime graphs ---
 
-const cache = new Map<string, Promise<GraphIndex | undefined>>();
+interface CacheEntry {
+  graph: Promise<GraphIndex | undefined>;
+  /** modules of the loaded graph (0 while loading) */
+  weight: number;
+}
 
-function remember(graphId: string, version: number, entry: Promise<GraphIndex | undefined>) {
+const cache = new Map<string, CacheEntry>();
+
+function remember(graphId: string, version: number, graph: Promise<GraphIndex | undefined>) {
   const key = `${graphId}@${version}`;
+  const entry: CacheEntry = { graph, weight: 0 };
   cache.delete(key);
   cache.set(key, entry);
-  while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  graph.then(
+    (loaded) => {
+      if (cache.get(key) !== entry) return;
+      if (!loaded) cache.delete(key);
+      else {
+        entry.weight = loaded.graph.modules.length;
+        evict();
+      }
+    },
+    () => {
+      if (cache.get(key) === entry) cache.delete(key);
+    },
+  );
+  evict();
+}
+
+function evict() {
+  let total = 0;
+  for (const e of cache.values()) total += e.weight;
+  for (const [key, e] of cache) {
+    if (cache.size <= 1 || (total <= CACHE_MAX_MODULES && cache.size <= CACHE_MAX_ENTRIES)) break;
+    cache.delete(key);
+    total -= e.weight;
+  }
 }
 
 /**
@@ -252,18 +287,11 @@ export async function loadRuntimeGraph(db: Db, graphUuid: string, version?: numb
     // refresh recency
     cache.delete(key);
     cache.set(key, hit);
-    return hit;
+    return hit.graph;
   }
   const loading = readBlob(db, id, v, "runtime").then((text) => (text === undefined ? undefined : parseStoredRuntime(text)));
   remember(id, v, loading);
-  try {
-    const loaded = await loading;
-    if (!loaded) cache.delete(key);
-    return loaded;
-  } catch (err) {
-    cache.delete(key);
-    throw err;
-  }
+  return loading;
 }
 
 /** The stored runtime text (joined parts) -> indexed graph: what a Durable Object pays once per version. */

@@ -5,13 +5,8 @@ import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalsPath } from "../support/goals";
 import { newFixture, type Fixture, type World } from "../foundation/fixture";
 
-/**
- * The routes the foundation matrix (test/foundation/authorization-matrix.test.ts) covers. That file
- * does not export its list, so its FOUNDATION_ROUTE pattern is repeated here verbatim; keep the two
- * in step (the guard test in matrix-all.test.ts fails when a callerRules row is covered by neither).
- */
-export const FOUNDATION_ROUTE =
-  /^(GET|POST|PUT|PATCH|DELETE) \/v0\/(accounts(\/current|\/\{[^}/]+\})?|batch|learning-instances(\/\{[^}/]+\}(\/registrations)?)?|registrations(\/\{[^}/]+\})?)$/;
+/** The routes the foundation matrix (test/foundation/authorization-matrix.test.ts) covers. */
+export { FOUNDATION_ROUTE } from "../foundation/fixture";
 
 /**
  * A fresh, validly signed access token (same claims the token endpoint issues). Every token has

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
 import { call, createAccount, uniqueId, type ApiResponse, type Json } from "../support/api";
-import { expectErrorBody, newFixture, newMember, newWorld, type Fixture, type World } from "./fixture";
+import { FOUNDATION_ROUTE, expectErrorBody, newFixture, newMember, newWorld, type Fixture, type World } from "./fixture";
 
 /**
  * The authorization matrix of the foundation issue: every endpoint of the issue, called by each
@@ -244,9 +244,6 @@ const CASES: Case[] = [
   },
 ];
 
-/** The endpoints of the foundation issue: accounts, batch, learning instances (incl. list and their registrations), registrations. */
-const FOUNDATION_ROUTE =
-  /^(GET|POST|PUT|PATCH|DELETE) \/v0\/(accounts(\/current|\/\{[^}/]+\})?|batch|learning-instances(\/\{[^}/]+\}(\/registrations)?)?|registrations(\/\{[^}/]+\})?)$/;
 
 function pathOf(key: RouteKey, params: Record<string, string>): { method: string; path: string } {
   const [method, template] = key.split(" ") as [string, string];

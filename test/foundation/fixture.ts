@@ -86,3 +86,7 @@ export function expectValidation(res: ApiResponse, path: string): void {
 
 export { call };
 export const NIL_UUID = "00000000-0000-4000-8000-000000000000";
+
+/** The endpoints of the foundation issue: accounts, batch, learning instances (incl. list and their registrations), registrations. */
+export const FOUNDATION_ROUTE =
+  /^(GET|POST|PUT|PATCH|DELETE) \/v0\/(accounts(\/current|\/\{[^}/]+\})?|batch|learning-instances(\/\{[^}/]+\}(\/registrations)?)?|registrations(\/\{[^}/]+\})?)$/;

@@ -65,6 +65,15 @@ describe("POST /v0/graphs", () => {
   });
 });
 
+describe("OpenAPI", () => {
+  it("documents the graph routes", async () => {
+    const doc = await call("GET", "/v0/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/v0/graphs", "/v0/graphs/validate", "/v0/graphs/{graph_id}"]));
+    expect(doc.body.components.schemas.GraphDocument).toBeDefined();
+  });
+});
+
 describe("the pre-algebra sample", () => {
   it("ingests samples/pre-algebra/graph.json without warnings", async () => {
     const p = await newPartner();

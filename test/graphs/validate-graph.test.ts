@@ -93,6 +93,12 @@ describe("validateGraph (pure)", () => {
     expect(validateGraph(syntheticGraph(20_000, 2_000)).valid).toBe(true);
   });
 
+  it("keeps graph labels usable in URL paths", () => {
+    const d = doc();
+    d.label = "gref-a/b";
+    expect(validateGraph(d).errors).toEqual([{ path: "body.label", message: "graph label 'gref-a/b' must not contain / ? # % or \\ (it is used in URL paths)" }]);
+  });
+
   it("uses the given path prefix", () => {
     const d = doc();
     d.label = "x";
