@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { graphs, learningInstances, registrations, type RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError, badRequest, notFound, unprocessable, type ErrorDetail } from "../http/errors";
+import { badRequest, notFound, unprocessable, type ErrorDetail } from "../http/errors";
 import type { EventInput, IngestRequest } from "../objects/registration-events";
 import { findGoal } from "./goals";
 
@@ -26,7 +26,7 @@ export async function registrationContext(db: Db, registrationId: string): Promi
     .get();
   if (!row) throw notFound("Registration");
   if (!row.graphUuid || row.graphVersion === null) {
-    throw new ApiError(409, "The registration's learning instance has no knowledge graph; events cannot be interpreted.");
+    throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");
   }
   return { registration: row.registration, graphUuid: row.graphUuid, graphVersion: row.graphVersion };
 }
