@@ -2,11 +2,13 @@
  * Offline calibration of the learner model's item and predictor parameters from historical events.
  *   npm run --silent calibrate -- --train TRAIN --qmat QMAT --out PARAMS.json [--calibrate-options JSON] [--verbose]
  * TRAIN is a Gervet-format event file (user_id item_id timestamp correct skill_id; tab or comma separated).
- * Writes ModelParams as plain JSON (what the Durable Object loads).
+ * Writes ModelParams as plain JSON (what the Durable Object loads). With --service, writes the
+ * population-level parameters the Worker ships: npm run --silent calibrate -- --train ... --qmat ...
+ * --out src/model/service-params.json --service
  */
 import { writeFileSync } from "node:fs";
 import { calibrate, type CalibrateOptions } from "../src/model/index";
-import { readQmat, readRows, timeScale, toSequences } from "./kt-data";
+import { readQmat, readRows, skillSetMap, timeScale, toSequences } from "./kt-data";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,14 +19,20 @@ const trainPath = arg("train");
 const qmatPath = arg("qmat");
 const outPath = arg("out");
 if (!trainPath || !qmatPath || !outPath) {
-  console.error("usage: calibrate --train TRAIN --qmat QMAT --out PARAMS.json [--calibrate-options JSON] [--verbose]");
+  console.error("usage: calibrate --train TRAIN --qmat QMAT --out PARAMS.json [--service] [--calibrate-options JSON] [--verbose]");
   process.exit(2);
 }
 const t0 = Date.now();
 const rows = readRows(trainPath);
-const { seqs } = toSequences(rows, readQmat(qmatPath), timeScale(rows));
+const qmat = readQmat(qmatPath);
+const { seqs } = toSequences(rows, qmat, timeScale(rows), skillSetMap(rows, qmat));
 const extra = arg("calibrate-options");
 const options: CalibrateOptions = extra ? (JSON.parse(extra) as CalibrateOptions) : {};
 const params = calibrate(seqs, { ...options, log: process.argv.includes("--verbose") ? (m) => console.error(m) : undefined });
-writeFileSync(outPath, JSON.stringify(params));
+// --service: the population-level parameters the Worker ships (src/model/service-params.json). The
+// training data's own items and objectives are dropped: a partner's graph has its own, which start
+// from the global difficulty and are refined online (item_params).
+const service = process.argv.includes("--service");
+const out = service ? { ...params, items: {}, objectives: {}, meta: { ...params.meta, source: `${trainPath.split("/").slice(-2).join("/")} via npm run calibrate -- --service` } } : params;
+writeFileSync(outPath, service ? `${JSON.stringify(out, null, 1)}\n` : JSON.stringify(out));
 console.log(`calibrated on ${rows.length} rows / ${seqs.length} learners in ${((Date.now() - t0) / 1000).toFixed(1)}s -> ${outPath}`);

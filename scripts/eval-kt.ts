@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { accuracy, applyGraded, auc, calibrate, initialLearnerState, logLoss, predictCorrect, rmse, type CalibrateOptions } from "../src/model/index";
-import { readQmat, readRows, timeScale, toSequences } from "./kt-data";
+import { readQmat, readRows, skillSetMap, timeScale, toSequences } from "./kt-data";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,8 +30,9 @@ function main(): void {
   const trainRows = readRows(trainPath);
   const testRows = readRows(testPath);
   const scale = timeScale(trainRows) || timeScale(testRows);
-  const train = toSequences(trainRows, qmat, scale);
-  const test = toSequences(testRows, qmat, scale);
+  const sets = skillSetMap(trainRows, qmat);
+  const train = toSequences(trainRows, qmat, scale, sets);
+  const test = toSequences(testRows, qmat, scale, sets);
 
   const extra = arg("calibrate-options");
   const options: CalibrateOptions = extra ? (JSON.parse(extra) as CalibrateOptions) : {};

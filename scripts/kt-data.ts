@@ -82,8 +82,22 @@ export function timeScale(rows: readonly KtRow[]): number {
   return max > 1e11 ? 1 : 1000;
 }
 
-export function objectivesOf(qmat: Map<string, string[]>, row: KtRow): string[] {
-  const q = qmat.get(row.item);
+/**
+ * Skill-set id -> Q-matrix skills, learned from rows whose item is in the Q-matrix (in Gervet files
+ * skill_id is the index of the item's skill set), so items missing from the Q-matrix still map to skills.
+ */
+export function skillSetMap(rows: readonly KtRow[], qmat: Map<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    if (r.skillSet === "" || out.has(r.skillSet)) continue;
+    const q = qmat.get(r.item);
+    if (q && q.length > 0) out.set(r.skillSet, q);
+  }
+  return out;
+}
+
+export function objectivesOf(qmat: Map<string, string[]>, row: KtRow, sets?: Map<string, string[]>): string[] {
+  const q = qmat.get(row.item) ?? sets?.get(row.skillSet);
   // A multi-skill item also assesses its skill combination (the file's skill-set id) as a composite objective.
   if (q && q.length > 0) return q.length > 1 && row.skillSet !== "" ? [...q, `set:${row.skillSet}`] : q;
   if (row.skillSet !== "") return [`set:${row.skillSet}`];
@@ -91,7 +105,7 @@ export function objectivesOf(qmat: Map<string, string[]>, row: KtRow): string[] 
 }
 
 /** Groups rows by user, keeping file order within each user. Returns sequences and the row index of each event. */
-export function toSequences(rows: readonly KtRow[], qmat: Map<string, string[]>, scale: number): { seqs: LearnerEvent[][]; rowIndex: number[][] } {
+export function toSequences(rows: readonly KtRow[], qmat: Map<string, string[]>, scale: number, sets?: Map<string, string[]>): { seqs: LearnerEvent[][]; rowIndex: number[][] } {
   const byUser = new Map<string, number>();
   const seqs: LearnerEvent[][] = [];
   const rowIndex: number[][] = [];
@@ -107,7 +121,7 @@ export function toSequences(rows: readonly KtRow[], qmat: Map<string, string[]>,
     const ck = `${r.item}\u0000${r.skillSet}`;
     let objectives = objCache.get(ck);
     if (!objectives) {
-      objectives = objectivesOf(qmat, r);
+      objectives = objectivesOf(qmat, r, sets);
       objCache.set(ck, objectives);
     }
     seqs[u]?.push({ kind: "graded", itemKey: r.item, objectives, correct: r.correct, timeMs: r.time > 0 ? r.time * scale : 0 });

@@ -43,6 +43,8 @@ export interface CalibrateOptions {
   filterGrid?: FilterParams[];
   /** How the filter's item difficulties are estimated: a penalised Rasch fit (default) or smoothed rates. */
   difficulty?: "rasch" | "rates";
+  /** Include PFA-style learning covariates in the Rasch fit, so difficulties are not confounded by practice order. */
+  raschLearning?: boolean;
   /** Candidate prior precisions of Rasch item offsets (selected by held-out filter log-loss). */
   raschItemPrecisionGrid?: number[];
   /** Cap on the rows used for hyper-parameter selection (a deterministic subsample of learners). */
@@ -119,7 +121,7 @@ function difficultyTables(seqs: readonly TrainingSequence[], objPrior: number, i
  * Ability-adjusted difficulties: a Rasch model logit = θ_learner − b_item − mean_k c_k fitted by
  * penalised maximum likelihood (item offsets shrunk toward their objectives' difficulty).
  */
-function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIter: number): DifficultyTables {
+function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIter: number, learning: boolean): DifficultyTables {
   const items = new Map<string, number>();
   const objs = new Map<string, number>();
   const itemObjs: number[][] = [];
@@ -140,15 +142,28 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
   }
   const S = seqs.length, I = items.size, K = objs.size;
   const rowS = new Int32Array(n), rowI = new Int32Array(n), rowY = new Uint8Array(n);
+  // Learning covariates (PFA-style): mean over the item's objectives of log(1+prior wins / fails).
+  const rowLw = new Float64Array(n), rowLf = new Float64Array(n);
   const counts = new Float64Array(I);
   let r = 0;
-  seqs.forEach((s, si) => { for (const e of s) {
-    if (e.kind !== "graded") continue;
-    rowS[r] = si; const ii = items.get(e.itemKey) as number; rowI[r] = ii; counts[ii] = (counts[ii] as number) + 1;
-    rowY[r] = e.correct === true || e.correct === 1 ? 1 : 0; r++;
-  } });
-  // layout: [bias | θ (S) | b (I) | c (K)]
-  const oT = 1, oB = 1 + S, oC = 1 + S + I, size = 1 + S + I + K;
+  seqs.forEach((s, si) => {
+    const wins = new Map<number, number>();
+    const fails = new Map<number, number>();
+    for (const e of s) {
+      if (e.kind !== "graded") continue;
+      rowS[r] = si; const ii = items.get(e.itemKey) as number; rowI[r] = ii; counts[ii] = (counts[ii] as number) + 1;
+      const y = e.correct === true || e.correct === 1 ? 1 : 0;
+      rowY[r] = y;
+      const ks = itemObjs[ii] as number[];
+      let lw = 0, lf = 0;
+      for (const k of ks) { lw += Math.log1p(wins.get(k) ?? 0); lf += Math.log1p(fails.get(k) ?? 0); }
+      if (learning) { rowLw[r] = lw / (ks.length || 1); rowLf[r] = lf / (ks.length || 1); }
+      for (const k of ks) { if (y) wins.set(k, (wins.get(k) ?? 0) + 1); else fails.set(k, (fails.get(k) ?? 0) + 1); }
+      r++;
+    }
+  });
+  // layout: [bias | θ (S) | b (I) | c (K) | learning weights (2)]
+  const oT = 1, oB = 1 + S, oC = 1 + S + I, oP = 1 + S + I + K, size = 3 + S + I + K;
   const fn = (w: Float64Array, g: Float64Array): number => {
     g.fill(0);
     let loss = 0;
@@ -158,7 +173,8 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
       let c = 0;
       for (const k of ks) c += w[oC + k] as number;
       const m = ks.length || 1;
-      const z = (w[0] as number) + (w[oT + (rowS[q] as number)] as number) - (w[oB + ii] as number) - c / m;
+      const lw = rowLw[q] as number, lf = rowLf[q] as number;
+      const z = (w[0] as number) + (w[oT + (rowS[q] as number)] as number) - (w[oB + ii] as number) - c / m + (w[oP] as number) * lw + (w[oP + 1] as number) * lf;
       const y = rowY[q] as number;
       const ez = Math.exp(-Math.abs(z));
       loss += (z > 0 ? z : 0) + Math.log1p(ez) - y * z;
@@ -167,6 +183,8 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
       g[oT + (rowS[q] as number)] = (g[oT + (rowS[q] as number)] as number) + res;
       g[oB + ii] = (g[oB + ii] as number) - res;
       for (const k of ks) g[oC + k] = (g[oC + k] as number) - res / m;
+      g[oP] = (g[oP] as number) + res * lw;
+      g[oP + 1] = (g[oP + 1] as number) + res * lf;
     }
     for (let j = 1; j < size; j++) {
       const wj = w[j] as number;
@@ -185,6 +203,8 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
     hd[oT + (rowS[q] as number)] = (hd[oT + (rowS[q] as number)] as number) + 0.25;
     hd[oB + ii] = (hd[oB + ii] as number) + 0.25;
     for (const k of ks) hd[oC + k] = (hd[oC + k] as number) + 0.25 / (m * m);
+    hd[oP] = (hd[oP] as number) + 0.25 * (rowLw[q] as number) ** 2;
+    hd[oP + 1] = (hd[oP + 1] as number) + 0.25 * (rowLf[q] as number) ** 2;
   }
   for (let j = 0; j < size; j++) hd[j] = 1 / Math.sqrt((hd[j] as number) + (j === 0 ? 1e-3 : j < oB ? 1 : j < oC ? itemPrec : 0.01));
   const fit = lbfgs(fn, new Float64Array(size), { maxIter, relTol: 1e-7, scale: hd });
@@ -207,12 +227,13 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
 interface DifficultyConfig {
   method: "rasch" | "rates";
   raschItemPrecision: number;
+  raschLearning: boolean;
   objectivePrior: number;
   itemPrior: number;
 }
 
 function tables(seqs: readonly TrainingSequence[], c: DifficultyConfig): DifficultyTables {
-  return c.method === "rasch" ? raschTables(seqs, c.raschItemPrecision, 100) : difficultyTables(seqs, c.objectivePrior, c.itemPrior);
+  return c.method === "rasch" ? raschTables(seqs, c.raschItemPrecision, 100, c.raschLearning) : difficultyTables(seqs, c.objectivePrior, c.itemPrior);
 }
 
 function filterOnlyParams(t: DifficultyTables, filter: FilterParams): ModelParams {
@@ -471,6 +492,7 @@ export function calibrate(sequences: readonly TrainingSequence[], options: Calib
   const dc: DifficultyConfig = {
     method,
     raschItemPrecision: precGrid[0] ?? 1,
+    raschLearning: options.raschLearning ?? true,
     objectivePrior: options.objectivePrior ?? 20,
     itemPrior: options.itemPrior ?? 5,
   };

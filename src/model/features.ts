@@ -3,7 +3,7 @@
  * Shared verbatim by online prediction and offline calibration.
  */
 import type { LearnerState, ObjectiveState } from "./learner-state";
-import type { ModelParams } from "./params";
+import { DECAY_TAU_MS, type ModelParams } from "./params";
 
 export interface ItemRef {
   /** Module / item id. */
@@ -42,7 +42,16 @@ export const FEATURE_NAMES = [
   "residualObj", // mean_k EWMA of the filter residual (correct − predicted)
   "residualTotal",
   "logEventsSinceObj", // mean_k log(1+events since the objective was last practised): interleaving / forgetting proxy
+  "logDecayedAttemptsObj", // mean_k log(1+attempts decayed with a 1-day time constant), 0 without timestamps
+  "logDecayedWinsObj",
+  "logDecayedAttemptsTotal",
+  "logDecayedWinsTotal",
 ] as const;
+
+/** Decay factor from the time of an objective's last event to `timeMs` (1 when either is unknown). */
+export function decayTo(o: ObjectiveState, timeMs: number): number {
+  return timeMs > 0 && o.t > 0 && timeMs > o.t ? Math.exp(-(timeMs - o.t) / DECAY_TAU_MS) : 1;
+}
 
 export const NUM_FEATURES = FEATURE_NAMES.length;
 
@@ -62,7 +71,7 @@ export function itemDifficulty(params: ModelParams, item: ItemRef): number {
   return c > 0 ? s / c : params.globalDifficulty;
 }
 
-const EMPTY: ObjectiveState = { mu: 0, v: 0, n: 0, w: 0, u: 0, ef: 0, es: 0, last: 0, streak: 0, t: 0, r: 0, q: 0 };
+const EMPTY: ObjectiveState = { mu: 0, v: 0, n: 0, w: 0, u: 0, ef: 0, es: 0, last: 0, streak: 0, t: 0, r: 0, da: 0, dw: 0, q: 0 };
 
 /**
  * The filter's linear predictor for an item: z = μ_g + (1/m)Σ_k μ_k − d, with variance
@@ -94,7 +103,7 @@ export function encodeFeatures(state: LearnerState, params: ModelParams, item: I
   const d = itemDifficulty(params, item);
   const { z, s2 } = filterLogit(state, params, item, d);
   const g = state.global;
-  let muO = 0, lw = 0, lf = 0, ef = 0, es = 0, last = 0, sw = 0, sf = 0, fresh = 0, hrs = 0, lu = 0, res = 0, gap = 0;
+  let muO = 0, lw = 0, lf = 0, ef = 0, es = 0, last = 0, sw = 0, sf = 0, fresh = 0, hrs = 0, lu = 0, res = 0, gap = 0, lda = 0, ldw = 0;
   for (const k of objs) {
     const o = state.objectives[k] ?? EMPTY;
     muO += o.mu;
@@ -109,6 +118,9 @@ export function encodeFeatures(state: LearnerState, params: ModelParams, item: I
     if (timeMs > 0 && o.t > 0 && timeMs > o.t) hrs += Math.log1p((timeMs - o.t) / 3.6e6);
     lu += Math.log1p(o.u);
     res += o.r;
+    const f = decayTo(o, timeMs);
+    lda += Math.log1p(o.da * f);
+    ldw += Math.log1p(o.dw * f);
     if (o.q > 0) gap += Math.log1p(state.seq - o.q);
   }
   const it = state.items[item.itemKey];
@@ -143,4 +155,9 @@ export function encodeFeatures(state: LearnerState, params: ModelParams, item: I
   out[i++] = res / m;
   out[i++] = g.r;
   out[i++] = gap / m;
+  out[i++] = lda / m;
+  out[i++] = ldw / m;
+  const fg = decayTo(g, timeMs);
+  out[i++] = Math.log1p(g.da * fg);
+  out[i++] = Math.log1p(g.dw * fg);
 }

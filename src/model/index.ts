@@ -1,6 +1,7 @@
 /** Public surface of the Pathwise learner model (pure TypeScript; no Workers APIs, no I/O). */
 export type { FilterParams, GraphParams, ItemEntry, ModelParams, ObjectiveEntry } from "./params";
 export { DEFAULT_FILTER, DEFAULT_GRAPH, ITEM_MEMORY } from "./params";
+export { checkParams } from "./check-params";
 export type { ItemCounters, LearnerState, ObjectiveState } from "./learner-state";
 export { cloneState, initialLearnerState } from "./learner-state";
 export type { ItemRef } from "./features";

@@ -27,6 +27,12 @@ export interface ObjectiveState {
   t: number;
   /** Exponentially weighted average of the filter's residual (correct − predicted). */
   r: number;
+  /**
+   * Time-decayed graded attempts and wins (time constant DECAY_TAU_MS, as of time `t`): a bounded stand-in
+   * for DAS3H-style time-window counts. Stay 0 when timestamps are unknown.
+   */
+  da: number;
+  dw: number;
   /** Learner event counter (LearnerState.seq) at the last event on it; 0 if none. */
   q: number;
 }
@@ -46,7 +52,7 @@ export interface LearnerState {
 }
 
 export function newObjectiveState(variance: number): ObjectiveState {
-  return { mu: 0, v: variance, n: 0, w: 0, u: 0, ef: 0, es: 0, last: 0, streak: 0, t: 0, r: 0, q: 0 };
+  return { mu: 0, v: variance, n: 0, w: 0, u: 0, ef: 0, es: 0, last: 0, streak: 0, t: 0, r: 0, da: 0, dw: 0, q: 0 };
 }
 
 export function initialLearnerState(params?: Pick<ModelParams, "filter">): LearnerState {

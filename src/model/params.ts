@@ -77,3 +77,12 @@ export const EMA_FAST = 0.6;
 export const EMA_SLOW = 0.9;
 /** Decay factor of the exponentially weighted filter residual. */
 export const EMA_RESIDUAL = 0.8;
+/** Time constant of the time-decayed counts (1 day). */
+export const DECAY_TAU_MS = 86_400_000;
+
+/** Throws if `params` was calibrated for a different feature layout than this code computes. */
+export function assertCompatibleParams(params: ModelParams, featureNames: readonly string[]): void {
+  if (params.version !== 1) throw new Error(`unsupported ModelParams version ${String(params.version)}`);
+  const ok = params.featureNames.length === featureNames.length && params.featureNames.every((n, i) => n === featureNames[i]) && params.dense.length === featureNames.length;
+  if (!ok) throw new Error("ModelParams feature layout does not match this model code; re-run calibrate");
+}

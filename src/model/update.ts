@@ -2,7 +2,7 @@
  * Online, deterministic state updates. O(#objectives of the item (+ their graph neighbours)) per event,
  * independent of history length. Updates mutate the given state in place and return it.
  */
-import { filterLogit, itemDifficulty, type ItemRef } from "./features";
+import { decayTo, filterLogit, itemDifficulty, type ItemRef } from "./features";
 import { propagate, type ObjectiveShift, type PrereqGraph } from "./graph-propagation";
 import { newObjectiveState, type LearnerState, type ObjectiveState } from "./learner-state";
 import { expectedSigmoid } from "./math";
@@ -34,17 +34,30 @@ function forget(o: ObjectiveState, params: ModelParams, timeMs: number): void {
   if (f.forgetHalfLifeDays > 0) o.mu *= Math.pow(0.5, days / f.forgetHalfLifeDays);
 }
 
+/** Moves the objective's clock to `timeMs` (decaying its time-decayed counts); no-op without timestamps. */
+function advanceTime(o: ObjectiveState, timeMs: number): void {
+  if (!(timeMs > 0)) return;
+  const f = decayTo(o, timeMs);
+  o.da *= f;
+  o.dw *= f;
+  o.t = timeMs;
+}
+
 function count(o: ObjectiveState, y: number, p: number, timeMs: number, seq: number): void {
   o.n += 1;
   o.r = EMA_RESIDUAL * o.r + (1 - EMA_RESIDUAL) * (y - p);
   o.q = seq;
+  if (timeMs > 0) {
+    advanceTime(o, timeMs);
+    o.da += 1;
+    o.dw += y;
+  }
   o.w += y;
   const s = 2 * y - 1;
   o.ef = EMA_FAST * o.ef + (1 - EMA_FAST) * s;
   o.es = EMA_SLOW * o.es + (1 - EMA_SLOW) * s;
   o.last = s;
   o.streak = s > 0 ? (o.streak > 0 ? o.streak + 1 : 1) : o.streak < 0 ? o.streak - 1 : -1;
-  if (timeMs > 0) o.t = timeMs;
 }
 
 function touchItem(state: LearnerState, key: string, y: number): void {
@@ -131,11 +144,11 @@ export function applyUngraded(state: LearnerState, params: ModelParams, graph: P
     o.mu += dMu;
     o.u += 1;
     o.q = state.seq;
-    if (timeMs > 0) o.t = timeMs;
+    advanceTime(o, timeMs);
     shifts.push({ objective: k, dMu, varRatio: 1 });
   }
   state.global.u += 1;
-  if (timeMs > 0) state.global.t = timeMs;
+  advanceTime(state.global, timeMs);
   if (graph) propagate(state, params, graph, shifts, new Set(objs));
 }
 

@@ -1,13 +1,13 @@
 import type { GraphIndex } from "../graphs/runtime-graph";
-import { buildGraph, type ModelParams, type PrereqGraph } from "../model";
+import { buildGraph, checkParams, type ModelParams, type PrereqGraph } from "../model";
 import serviceParams from "../model/service-params.json";
 
 /**
  * Population-level model parameters the service runs with: calibrated offline by
- * `npm run calibrate` (feature weights, filter and graph constants; partner items start from the
+ * `npm run calibrate -- --service` (feature weights, filter and graph constants; partner items start from the
  * objective/global difficulty and are refined online).
  */
-export const SERVICE_PARAMS = serviceParams as unknown as ModelParams;
+export const SERVICE_PARAMS = checkParams(serviceParams as unknown as ModelParams);
 
 const prereqGraphs = new WeakMap<GraphIndex, PrereqGraph>();
 

@@ -17,7 +17,14 @@ export const errorResponses = {
   403: { description: "The caller rule refuses this caller", ...errorContent },
   404: { description: "No such resource for this partner", ...errorContent },
   413: { description: "Body over 1 MiB", ...errorContent },
-  429: { description: "Rate limit exceeded", ...errorContent },
+  429: {
+    description: "Rate limit exceeded (docs/rate-limits.md); the request was not processed",
+    headers: {
+      "X-Service-Rate-Exceeded": { description: "Which limit refused the request: token-limited, partner-limited or ip-limited", schema: { type: "string" } },
+      "Retry-After": { description: "Seconds until the request can be allowed again", schema: { type: "integer" } },
+    },
+    ...errorContent,
+  },
 } as const;
 
 export const uuid = z.string().uuid({ message: "must be a UUID" });

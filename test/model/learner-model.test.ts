@@ -7,6 +7,7 @@ import {
   auc,
   buildGraph,
   calibrate,
+  checkParams,
   DEFAULT_FILTER,
   DEFAULT_GRAPH,
   FEATURE_NAMES,
@@ -178,6 +179,20 @@ describe("updates", () => {
     expect(gap.mu).toBeLessThan(0); // mean decays toward the prior (it was above it)
     expect(gap.v).toBeGreaterThan(0); // uncertainty grows
   });
+
+  it("keeps time-decayed counts only when timestamps exist", () => {
+    const params = handParams();
+    const t0 = Date.UTC(2025, 0, 1);
+    const timed = initialLearnerState(params);
+    const untimed = initialLearnerState(params);
+    applyGraded(timed, params, undefined, { itemKey: "easy", objectives: ["A"], correct: 1, timeMs: t0 });
+    applyGraded(timed, params, undefined, { itemKey: "easy", objectives: ["A"], correct: 1, timeMs: t0 + DAY });
+    applyGraded(untimed, params, undefined, { itemKey: "easy", objectives: ["A"], correct: 1 });
+    expect(timed.objectives.A?.da).toBeCloseTo(1 + Math.exp(-1), 12);
+    expect(timed.objectives.A?.dw).toBeCloseTo(1 + Math.exp(-1), 12);
+    expect(untimed.objectives.A?.da).toBe(0);
+    expect(untimed.objectives.A?.t).toBe(0);
+  });
 });
 
 describe("prerequisite graph propagation", () => {
@@ -271,6 +286,14 @@ describe("prediction and proficiency", () => {
     expect(e?.[0]).toBeCloseTo(0.5 + params.refine.maxShift, 12);
     refineItem(params, { itemKey: "brand-new", objectives: ["B"] }, 0, 0.7);
     expect(params.items["brand-new"]?.[0]).toBeLessThan(0);
+  });
+});
+
+describe("parameters", () => {
+  it("accepts parameters matching this code's feature layout and rejects others", () => {
+    const params = handParams();
+    expect(checkParams(params)).toBe(params);
+    expect(() => checkParams({ ...params, featureNames: params.featureNames.slice(1), dense: params.dense.slice(1) })).toThrow();
   });
 });
 
