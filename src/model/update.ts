@@ -34,9 +34,12 @@ function forget(o: ObjectiveState, params: ModelParams, timeMs: number): void {
   if (f.forgetHalfLifeDays > 0) o.mu *= Math.pow(0.5, days / f.forgetHalfLifeDays);
 }
 
-/** Moves the objective's clock to `timeMs` (decaying its time-decayed counts); no-op without timestamps. */
+/**
+ * Moves the objective's clock forward to `timeMs` (decaying its time-decayed counts). Never back: an
+ * event older than the last one (late delivery) must not make a later event forget the same interval twice.
+ */
 function advanceTime(o: ObjectiveState, timeMs: number): void {
-  if (!(timeMs > 0)) return;
+  if (!(timeMs > o.t)) return;
   const f = decayTo(o, timeMs);
   o.da *= f;
   o.dw *= f;

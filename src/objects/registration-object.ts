@@ -11,6 +11,8 @@ import { migrate } from "./registration-schema";
 import { modelGraphFor, SERVICE_PARAMS } from "./model-context";
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const OBSERVATIONS_PER_MESSAGE = 200;
+const SEND_BATCH_BYTES = 200_000;
 
 interface StoredEventRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -37,16 +39,16 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
     const storage = this.ctx.storage;
-    if (request.idempotencyKey) {
-      const previous = storage.sql
-        .exec<{ outcome: string }>("SELECT outcome FROM idempotency WHERE key = ? AND created_at > ?", request.idempotencyKey, request.nowMs - IDEMPOTENCY_TTL_MS)
-        .toArray()[0];
-      if (previous) return { ...(JSON.parse(previous.outcome) as IngestOutcome), replayed: true };
-    }
+    const fingerprint = request.idempotencyKey ? await fingerprintOf(request) : undefined;
+    const earlier = this.#idempotentOutcome(request, fingerprint);
+    if (earlier) return earlier;
 
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
     const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
-    // Everything below is synchronous: no other request of this registration can interleave.
+    // Everything below is synchronous: no other request of this registration can interleave. The
+    // awaits above let another request in, so the idempotency key is looked up again.
+    const raced = this.#idempotentOutcome(request, fingerprint);
+    if (raced) return raced;
     const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
     let outcome: IngestOutcome;
     if (resolved.details.length > 0) {
@@ -66,7 +68,13 @@ export class RegistrationObject extends DurableObject<Env> {
       if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
       if (request.idempotencyKey) {
         storage.sql.exec("DELETE FROM idempotency WHERE created_at <= ?", request.nowMs - IDEMPOTENCY_TTL_MS);
-        storage.sql.exec("INSERT OR REPLACE INTO idempotency (key, outcome, created_at) VALUES (?, ?, ?)", request.idempotencyKey, JSON.stringify(outcome), request.nowMs);
+        storage.sql.exec(
+          "INSERT OR REPLACE INTO idempotency (key, outcome, created_at, fingerprint) VALUES (?, ?, ?, ?)",
+          request.idempotencyKey,
+          JSON.stringify(outcome),
+          request.nowMs,
+          fingerprint ?? null,
+        );
       }
     });
     // Only after the commit: a failed transaction leaves the cached state as it was.
@@ -76,6 +84,32 @@ export class RegistrationObject extends DurableObject<Env> {
       if ((await storage.getAlarm()) === null) await storage.setAlarm(Date.now());
     }
     return outcome;
+  }
+
+  /**
+   * The first outcome for a repeated Idempotency-Key (24 h), or a 422 when the key comes back with a
+   * different request: answering 204 there would claim events were stored that were not.
+   */
+  #idempotentOutcome(request: IngestRequest, fingerprint: string | undefined): IngestOutcome | undefined {
+    if (!request.idempotencyKey) return undefined;
+    const previous = this.ctx.storage.sql
+      .exec<{ outcome: string; fingerprint: string | null }>(
+        "SELECT outcome, fingerprint FROM idempotency WHERE key = ? AND created_at > ?",
+        request.idempotencyKey,
+        request.nowMs - IDEMPOTENCY_TTL_MS,
+      )
+      .toArray()[0];
+    if (!previous) return undefined;
+    if (previous.fingerprint !== fingerprint) {
+      return {
+        ok: false,
+        status: 422,
+        message: "This Idempotency-Key was already used for a different request; use a new key for new events.",
+        details: [{ path: "header.idempotency-key", message: "reused with a different body" }],
+        replayed: false,
+      };
+    }
+    return { ...(JSON.parse(previous.outcome) as IngestOutcome), replayed: true };
   }
 
   /** The incrementally maintained learner state. */
@@ -111,7 +145,14 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
   override async alarm(): Promise<void> {
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
-    const rows = this.ctx.storage.sql.exec<{ id: number; body: string }>("SELECT id, body FROM outbox ORDER BY id LIMIT 100").toArray();
+    const rows: { id: number; body: string }[] = [];
+    let bytes = 0;
+    // One sendBatch holds at most 100 messages and 256 KB.
+    for (const row of this.ctx.storage.sql.exec<{ id: number; body: string }>("SELECT id, body FROM outbox ORDER BY id LIMIT 100")) {
+      if (rows.length > 0 && bytes + row.body.length > SEND_BATCH_BYTES) break;
+      rows.push(row);
+      bytes += row.body.length;
+    }
     if (rows.length === 0) return;
     try {
       // The message id makes the consumer's work exactly-once even if a send is repeated.
@@ -123,7 +164,7 @@ export class RegistrationObject extends DurableObject<Env> {
     }
     const last = rows[rows.length - 1]?.id ?? 0;
     this.ctx.storage.sql.exec("DELETE FROM outbox WHERE id <= ?", last);
-    if (rows.length === 100) await this.ctx.storage.setAlarm(Date.now());
+    if (this.ctx.storage.sql.exec("SELECT id FROM outbox LIMIT 1").toArray().length > 0) await this.ctx.storage.setAlarm(Date.now());
   }
 
   /** Messages waiting in the outbox (for tests and operations). */
@@ -173,8 +214,9 @@ export class RegistrationObject extends DurableObject<Env> {
       applyEvent(state, params, modelGraph, event);
     }
     storage.kv.put("learner_state", state);
-    if (observations.length) {
-      const message: Omit<ModelUpdateMessage, "id"> = { graphUuid: request.graphUuid, observations };
+    // Messages stay far below the queue's 128 KB message limit.
+    for (let i = 0; i < observations.length; i += OBSERVATIONS_PER_MESSAGE) {
+      const message: Omit<ModelUpdateMessage, "id"> = { graphUuid: request.graphUuid, observations: observations.slice(i, i + OBSERVATIONS_PER_MESSAGE) };
       storage.sql.exec("INSERT INTO outbox (body) VALUES (?)", JSON.stringify(message));
     }
     return state;
@@ -244,4 +286,11 @@ function toLearnerEvent(graph: GraphIndex, row: StoredEventRow): { event: Learne
 /** The service parameters with the one item entry an event needs (the model reads no other item). */
 function paramsWith(itemKey: string, item: ItemEntry | undefined): ModelParams {
   return item ? { ...SERVICE_PARAMS, items: { [itemKey]: item } } : SERVICE_PARAMS;
+}
+
+/** SHA-256 of what the request asks to store, so a reused Idempotency-Key can be told apart. */
+async function fingerprintOf(request: IngestRequest): Promise<string> {
+  const text = JSON.stringify({ events: request.events, focus: request.focusGoalId ?? null, ignore: request.ignoreInvalidModuleIds });
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

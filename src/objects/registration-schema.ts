@@ -27,6 +27,8 @@ const MIGRATIONS: string[] = [
      id INTEGER PRIMARY KEY AUTOINCREMENT,
      body TEXT NOT NULL
    );`,
+  // 3: the request fingerprint of an idempotency key (a key reused for a different request is refused)
+  `ALTER TABLE idempotency ADD COLUMN fingerprint TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -51,5 +51,3 @@ export const BatchEvents = z
       .openapi({ description: "Most recent event first (reverse chronological)" }),
   })
   .openapi("BatchEvents");
-
-export type BatchEventsBody = z.infer<typeof BatchEvents>;

@@ -1,10 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { graphs, learningInstances, registrations, type RegistrationRow } from "../db/schema";
+import { goals as goalsTable, graphs, learningInstances, registrations, type RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
 import { badRequest, notFound, unprocessable, type ErrorDetail } from "../http/errors";
 import type { EventInput, IngestRequest } from "../objects/registration-events";
-import { findGoal } from "./goals";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -48,17 +47,20 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
 
 /** Every goal id named must be a live goal of the registration's learning instance (422 otherwise). */
 export async function checkGoals(db: Db, registration: RegistrationRow, goals: { goalId: string; path: string }[]): Promise<void> {
-  const details: ErrorDetail[] = [];
-  const seen = new Map<string, boolean>();
-  for (const { goalId, path } of goals) {
-    let ok = seen.get(goalId);
-    if (ok === undefined) {
-      const goal = await findGoal(db, goalId);
-      ok = goal !== undefined && goal.learningInstanceId === registration.learningInstanceId;
-      seen.set(goalId, ok);
-    }
-    if (!ok) details.push({ path, message: `'${goalId}' is not a goal of the registration's learning instance` });
+  const ids = [...new Set(goals.map((g) => g.goalId))];
+  const known = new Set<string>();
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < ids.length; i += 90) {
+    const rows = await db
+      .select({ id: goalsTable.id })
+      .from(goalsTable)
+      .where(and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, registration.learningInstanceId), isNull(goalsTable.deletedAt)))
+      .all();
+    for (const r of rows) known.add(r.id);
   }
+  const details: ErrorDetail[] = goals
+    .filter((g) => !known.has(g.goalId))
+    .map(({ goalId, path }) => ({ path, message: `'${goalId}' is not a goal of the registration's learning instance` }));
   if (details.length) throw unprocessable("Unknown goal id(s).", details);
 }
 

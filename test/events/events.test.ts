@@ -202,6 +202,28 @@ describe("student events", () => {
     expect(await registration(f.reg.id).eventCount()).toBe(before + 1);
   });
 
+  it("an Idempotency-Key reused for a different request is refused with 422 and stores nothing", async () => {
+    const key = `reuse-${crypto.randomUUID()}`;
+    const url = `/v0/registrations/${f.reg.id}/graded-events`;
+    const first = await call("POST", url, { token: f.p.adminToken, headers: { "Idempotency-Key": key }, body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true } });
+    expect(first.status).toBe(204);
+    const before = await registration(f.reg.id).eventCount();
+    const other = await call("POST", url, { token: f.p.adminToken, headers: { "Idempotency-Key": key }, body: { module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: false } });
+    expect(other.status).toBe(422);
+    expect(other.body.details).toEqual([{ path: "header.idempotency-key", message: expect.any(String) }]);
+    expect(await registration(f.reg.id).eventCount()).toBe(before);
+  });
+
+  it("concurrent retries with one Idempotency-Key store the events once", async () => {
+    const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
+    const key = `race-${crypto.randomUUID()}`;
+    const body = { module_id: "mref-b2", interaction_end_time: minutesAgo(1), is_correct: true };
+    const tokens = await Promise.all(Array.from({ length: 10 }, () => extraAdminToken(f.p)));
+    const results = await Promise.all(tokens.map((token) => call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body, headers: { "Idempotency-Key": key } })));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(204));
+    expect(await registration(fresh.id).eventCount()).toBe(1);
+  });
+
   it("50 concurrent posts to one registration are all applied exactly once", async () => {
     const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
     const tokens = await Promise.all(Array.from({ length: 50 }, () => extraAdminToken(f.p)));

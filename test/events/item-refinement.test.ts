@@ -32,6 +32,25 @@ describe("online item refinement", () => {
     expect(await stub.outboxSize()).toBe(0);
   });
 
+  it("a 500-event batch is split into queue messages well under the queue's size limit", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    const start = Date.now() - 3 * 3600_000;
+    const modules = ["mref-a1", "mref-a2", "mref-b1", "mref-b2", "mref-c1", "mref-c2", "mref-d1", "mref-d2"];
+    const events = Array.from({ length: 500 }, (_, i) => ({
+      type: "graded-events",
+      module_id: modules[i % modules.length],
+      interaction_end_time: new Date(start + i * 1000).toISOString(),
+      is_correct: i % 3 !== 0,
+    })).reverse();
+    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: p.adminToken, body: { events } })).status).toBe(204);
+    const stub = registration(reg.id);
+    expect(await stub.outboxSize()).toBe(3);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await stub.outboxSize()).toBe(0);
+  });
+
   it("the consumer refines item parameters exactly once per message, even when delivered twice", async () => {
     const p = await newPartner();
     const graph = (await call("POST", "/v0/graphs", { token: p.adminToken, body: (await import("../support/demo-graph")).demoGraph("gref-refine") })).body;
