@@ -9,6 +9,11 @@ export default defineConfig({
       miniflare: {
         bindings: {
           TOKEN_SIGNING_KEY: "test-signing-key-0123456789abcdef0123456789abcdef",
+          // Pinned to the spec's numbers (docs/rate-limits.md) so a developer's .dev.vars or --var
+          // cannot change what the rate-limit tests see; they always run, never skip.
+          RATE_LIMIT_MULTIPLIER: "1",
+          IP_RATE_LIMIT: "60",
+          IP_QUEUE_SIZE: "10",
           TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
         },
       },

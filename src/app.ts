@@ -1,7 +1,8 @@
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
-import { configFrom } from "./config";
-import { openDb } from "./db/client";
+import { type Config, configFrom } from "./config";
+import { type Db, openDb } from "./db/client";
+import type { Env } from "./env";
 import { ApiError, onError, onNotFound } from "./http/errors";
 import { createRouter } from "./lib/router";
 import { accountsRouter } from "./routes/accounts";
@@ -14,14 +15,31 @@ import { learningInstancesRouter } from "./routes/learning-instances";
 import { oauthRouter } from "./routes/oauth";
 import { registrationsRouter } from "./routes/registrations";
 
+/**
+ * The config and the drizzle instance derived from one env object. The runtime hands every request
+ * of an isolate the same env object (a new one when bindings change), so both are built once per
+ * env instead of per request; a WeakMap keyed by the env lets a replaced env and its entry go.
+ */
+const perEnv = new WeakMap<Env, { config: Config; db: Db }>();
+
+function forEnv(env: Env): { config: Config; db: Db } {
+  let entry = perEnv.get(env);
+  if (!entry) {
+    entry = { config: configFrom(env), db: openDb(env.DB) };
+    perEnv.set(env, entry);
+  }
+  return entry;
+}
+
 export function createApp() {
   const app = createRouter();
 
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(async (c, next) => {
     const label = c.req.header("Request-Label");
-    c.set("config", configFrom(c.env));
-    c.set("db", openDb(c.env.DB));
+    const { config, db } = forEnv(c.env);
+    c.set("config", config);
+    c.set("db", db);
     await next();
     if (label) c.res.headers.set("Request-Label", label);
   });

@@ -4,6 +4,8 @@ import type { Env } from "./env";
 export interface Config {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
+  /** live (unexpired) access tokens one account may hold; the token endpoint refuses more (docs/architecture.md "Tokens") */
+  maxLiveAccessTokensPerAccount: number;
   maxBodyBytes: number;
   accountsBatchMax: number;
   listLimitDefault: number;
@@ -26,6 +28,7 @@ export interface RateLimitConfig {
 export const defaults: Config = {
   accessTokenTtlSeconds: 3600,
   refreshTokenTtlSeconds: 14 * 24 * 3600,
+  maxLiveAccessTokensPerAccount: 100,
   maxBodyBytes: 1024 * 1024,
   accountsBatchMax: 50,
   listLimitDefault: 100,

@@ -65,13 +65,17 @@ export const accessTokens = sqliteTable("access_tokens", {
   expiresAt: integer("expires_at").notNull(),
 });
 
-export const refreshTokens = sqliteTable("refresh_tokens", {
-  tokenHash: text("token_hash").primaryKey(),
-  partnerId: text("partner_id").notNull(),
-  accountId: text("account_id").notNull(),
-  expiresAt: integer("expires_at").notNull(),
-  usedAt: integer("used_at"),
-});
+export const refreshTokens = sqliteTable(
+  "refresh_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    accountId: text("account_id").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+  },
+  (t) => [index("refresh_tokens_account").on(t.accountId)],
+);
 
 export type AccountRow = typeof accounts.$inferSelect;
 export type LearningInstanceRow = typeof learningInstances.$inferSelect;

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import type { LimitKind, WindowState } from "../http/rate-limits";
+import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../http/rate-limits";
 import { SlidingWindowLog } from "./sliding-window";
 
 /** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
@@ -25,38 +25,77 @@ export type AdmitResult =
  * once: it refuses revoked tokens, then counts the request in the token's sliding window for
  * (method, concrete path), or, for partner-limited endpoints, asks the partner's PartnerGate
  * (a Durable-Object-to-Durable-Object call, so the Worker still makes one call per request).
- * An alarm at token expiry deletes everything, so idle gates hold nothing.
+ *
+ * Storage: kv `revoked`, kv `cleanup_at` (the token's expiry), kv `alarm_at` (the pending alarm)
+ * and the window rows. One alarm does two jobs: a minute after the first counted request of an
+ * active period it deletes the rows that left the window and re-arms for the rows still in it
+ * (so idle gates hold no window rows, only the revocation flag and the expiry); at the token's
+ * expiry it deletes everything. The alarm is only moved when it must come earlier, so a busy
+ * token does not reschedule it on every request.
  */
 export class TokenGate extends DurableObject<Env> {
   readonly #log = new SlidingWindowLog(this.ctx.storage.sql);
 
   async admit(expiresAtMs: number, check?: LimitCheck): Promise<AdmitResult> {
     if (this.ctx.storage.kv.get<boolean>("revoked")) return { ok: false, reason: "revoked" };
-    await this.scheduleCleanup(expiresAtMs);
-    if (!check) return { ok: true };
+    this.rememberExpiry(expiresAtMs);
+    if (!check) {
+      await this.arm();
+      return { ok: true };
+    }
     if (check.kind === "partner") {
+      await this.arm();
       const gate = this.env.PARTNER_GATE.get(this.env.PARTNER_GATE.idFromName(`partner:${check.partnerId}`));
       const r = await gate.hit(check.bucket, check.limit, check.now);
       return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "partner-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
     }
     const r = this.#log.hit(check.bucket, check.limit, check.now);
+    await this.arm(r.allowed ? check.now + RATE_WINDOW_MS : undefined);
     return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "token-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
   }
 
   async revoke(expiresAtMs: number): Promise<void> {
     this.ctx.storage.kv.put("revoked", true);
-    await this.scheduleCleanup(expiresAtMs);
+    this.rememberExpiry(expiresAtMs);
+    await this.arm();
   }
 
   override async alarm(): Promise<void> {
-    await this.ctx.storage.deleteAll();
-    this.#log.init();
+    const kv = this.ctx.storage.kv;
+    const expiry = kv.get<number>("cleanup_at");
+    const due = kv.get<number>("alarm_at");
+    kv.delete("alarm_at");
+    const now = Date.now();
+    if (expiry === undefined || due === expiry || now >= expiry) {
+      // the token has expired: nothing of it is needed any more
+      await this.ctx.storage.deleteAll();
+      this.#log.init();
+      return;
+    }
+    // idle (or still active): drop the rows that left the window, keep `revoked`
+    this.#log.prune(now);
+    const latest = this.#log.latest();
+    await this.arm(latest === undefined ? undefined : latest + RATE_WINDOW_MS);
   }
 
-  private async scheduleCleanup(expiresAtMs: number): Promise<void> {
-    if (this.ctx.storage.kv.get<number>("cleanup_at") === expiresAtMs) return;
-    this.ctx.storage.kv.put("cleanup_at", expiresAtMs);
-    await this.ctx.storage.setAlarm(expiresAtMs);
+  private rememberExpiry(expiresAtMs: number): void {
+    if (this.ctx.storage.kv.get<number>("cleanup_at") !== expiresAtMs) this.ctx.storage.kv.put("cleanup_at", expiresAtMs);
+  }
+
+  /**
+   * Makes sure an alarm is pending no later than `windowEnd` (when the last window rows can go)
+   * and never later than the expiry. An earlier pending alarm is kept: when it fires it prunes
+   * and re-arms for the rows still in the window.
+   */
+  private async arm(windowEnd?: number): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    const expiry = kv.get<number>("cleanup_at");
+    if (expiry === undefined) return;
+    const target = windowEnd === undefined ? expiry : Math.min(expiry, windowEnd);
+    const pending = kv.get<number>("alarm_at");
+    if (pending !== undefined && pending <= target) return;
+    kv.put("alarm_at", target);
+    await this.ctx.storage.setAlarm(target);
   }
 }
 

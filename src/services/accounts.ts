@@ -1,4 +1,4 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq, gt, inArray, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { accessTokens, accounts, type AccountRow } from "../db/schema";
 import type { Env } from "../env";
@@ -65,9 +65,18 @@ export async function findAccountByExternalId(db: Db, partnerId: string, externa
     .get();
 }
 
+/** Gate calls in flight at once while disabling an account (each revocation is one Durable Object call). */
+export const REVOKE_CONCURRENCY = 50;
+
 /**
  * Disables the account (its external_user_id stays taken) and revokes every live access token of
  * it in that token's gate, so they stop working at once without a storage read per request.
+ *
+ * The tokens are revoked REVOKE_CONCURRENCY at a time; after each chunk its `access_tokens` rows
+ * are deleted (the gates now hold the revocation until expiry). If a revocation fails the call
+ * throws with `disabled_at` already set and the rows of unfinished chunks kept, so a retried
+ * DELETE re-lists what is left and finishes the job. The number of live tokens per account is
+ * capped at issuance (Config.maxLiveAccessTokensPerAccount), which bounds the calls one disable makes.
  */
 export async function disableAccount(env: Env, db: Db, account: AccountRow): Promise<void> {
   const now = Date.now();
@@ -79,5 +88,10 @@ export async function disableAccount(env: Env, db: Db, account: AccountRow): Pro
     .from(accessTokens)
     .where(and(eq(accessTokens.accountId, account.id), gt(accessTokens.expiresAt, now)))
     .all();
-  await Promise.all(live.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+  for (let i = 0; i < live.length; i += REVOKE_CONCURRENCY) {
+    const chunk = live.slice(i, i + REVOKE_CONCURRENCY);
+    await Promise.all(chunk.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+    await db.delete(accessTokens).where(inArray(accessTokens.jti, chunk.map((t) => t.jti)));
+  }
+  await db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now)));
 }

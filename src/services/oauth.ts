@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from "drizzle-orm";
+import { and, count, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
 import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
@@ -64,6 +64,7 @@ export async function clientCredentialsGrant(env: Env, db: Db, config: Config, p
   if (!account || account.disabledAt !== null) {
     throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
   }
+  await assertTokenRoom(db, config, account.id, Date.now());
   return issueTokens(env, db, config, partner, account);
 }
 
@@ -71,12 +72,20 @@ export async function clientCredentialsGrant(env: Env, db: Db, config: Config, p
 export async function refreshTokenGrant(env: Env, db: Db, config: Config, partner: PartnerRow, refreshToken: string | undefined): Promise<TokenResponse> {
   if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
   const now = Date.now();
+  const tokenHash = await hashSecret(refreshToken);
+  // The live-token cap is checked before the refresh token is spent, so a refusal does not burn it.
+  const pending = await db
+    .select({ accountId: refreshTokens.accountId })
+    .from(refreshTokens)
+    .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
+    .get();
+  if (pending) await assertTokenRoom(db, config, pending.accountId, now);
   const spent = await db
     .update(refreshTokens)
     .set({ usedAt: now })
     .where(
       and(
-        eq(refreshTokens.tokenHash, await hashSecret(refreshToken)),
+        eq(refreshTokens.tokenHash, tokenHash),
         eq(refreshTokens.partnerId, partner.id),
         isNull(refreshTokens.usedAt),
         gt(refreshTokens.expiresAt, now),
@@ -91,15 +100,40 @@ export async function refreshTokenGrant(env: Env, db: Db, config: Config, partne
   return issueTokens(env, db, config, partner, account);
 }
 
+/**
+ * Refuses a new access token when the account already has `maxLiveAccessTokensPerAccount` live
+ * ones (docs/architecture.md "Tokens"): disabling an account revokes every live token, so their
+ * number must stay bounded. Concurrent issuances may pass the check together, so the bound is
+ * approximate by the number of requests in flight.
+ */
+async function assertTokenRoom(db: Db, config: Config, accountId: string, now: number): Promise<void> {
+  const max = config.maxLiveAccessTokensPerAccount;
+  const row = await db
+    .select({ n: count() })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.accountId, accountId), gt(accessTokens.expiresAt, now)))
+    .get();
+  if ((row?.n ?? 0) >= max) {
+    throw new OAuthError(
+      "invalid_request",
+      `The account already has ${max} live access tokens, the most allowed. Reuse an issued access token until it expires (see expires_in) instead of requesting a new one per call.`,
+    );
+  }
+}
+
 async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow, account: AccountRow): Promise<TokenResponse> {
   const now = Date.now();
   const exp = Math.floor(now / 1000) + config.accessTokenTtlSeconds;
   const jti = crypto.randomUUID();
   const refresh = randomSecret();
+  const refreshHash = await hashSecret(refresh);
   await db.batch([
+    // Bookkeeping stays small: drop the account's expired access tokens and spent or expired refresh tokens.
+    db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now))),
+    db.delete(refreshTokens).where(and(eq(refreshTokens.accountId, account.id), or(isNotNull(refreshTokens.usedAt), lte(refreshTokens.expiresAt, now)))),
     db.insert(accessTokens).values({ jti, accountId: account.id, expiresAt: exp * 1000 }),
     db.insert(refreshTokens).values({
-      tokenHash: await hashSecret(refresh),
+      tokenHash: refreshHash,
       partnerId: partner.id,
       accountId: account.id,
       expiresAt: now + config.refreshTokenTtlSeconds * 1000,
@@ -108,7 +142,11 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
   ]);
   // Re-check after recording the token: a concurrent disable either sees this token's row or we see it.
   const current = await findAccount(db, account.id);
-  if (!current || current.disabledAt !== null) throw new OAuthError("invalid_scope", "The account has been disabled.");
+  if (!current || current.disabledAt !== null) {
+    // The pair is never handed out: remove its rows so nothing of it outlives the refusal.
+    await db.batch([db.delete(accessTokens).where(eq(accessTokens.jti, jti)), db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, refreshHash))]);
+    throw new OAuthError("invalid_scope", "The account has been disabled.");
+  }
   const accessToken = await signAccessToken(
     { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp },
     env.TOKEN_SIGNING_KEY,

@@ -100,14 +100,102 @@ describe("TokenGate: exact sliding window per (token, method, concrete path)", (
   it("the expiry alarm deletes everything", async () => {
     const gate = tokenGate();
     const t0 = Date.now();
-    await gate.admit(t0 + HOUR, check("b", t0));
+    // a token expiring within the window: the one alarm is the expiry
+    await gate.admit(t0 + 30_000, check("b", t0));
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(await state.storage.getAlarm()).toBe(t0 + 30_000);
+    });
     expect(await runDurableObjectAlarm(gate)).toBe(true);
-    await runInDurableObject(gate, (_: TokenGate, state) => {
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
       expect(state.storage.kv.get("cleanup_at")).toBeUndefined();
       expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits").one().n).toBe(0);
+      expect(await state.storage.getAlarm()).toBeNull();
     });
     // the object still works afterwards (the table is recreated)
     expect((await gate.admit(t0 + HOUR, check("b", t0))).ok).toBe(true);
+  });
+
+  it("a revoked token's gate deletes everything, the flag too, at expiry", async () => {
+    const gate = tokenGate();
+    const t0 = Date.now();
+    await gate.revoke(t0 + HOUR);
+    expect(await runDurableObjectAlarm(gate)).toBe(true);
+    await runInDurableObject(gate, (_: TokenGate, state) => {
+      expect([...state.storage.kv.list()]).toEqual([]);
+    });
+  });
+});
+
+describe("TokenGate: idle gates hold nothing but the revocation flag", () => {
+  const rows = (state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM rl_hits").one().n;
+  const kvKeys = (state: DurableObjectState) => [...state.storage.kv.list()].map(([k]) => k).sort();
+
+  it("the alarm comes a minute after the first counted request, not at expiry, and is not moved by later requests", async () => {
+    const gate = tokenGate();
+    const t0 = Date.now();
+    await gate.admit(t0 + HOUR, check("b", t0));
+    await gate.admit(t0 + HOUR, check("b", t0 + 1_000));
+    await gate.admit(t0 + HOUR, check("c", t0 + 2_000));
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(await state.storage.getAlarm()).toBe(t0 + 60_000);
+      expect(rows(state)).toBe(3);
+    });
+    // a request of an endpoint without a limit (no window rows) does not bring it forward or push it back
+    await gate.admit(t0 + HOUR);
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(await state.storage.getAlarm()).toBe(t0 + 60_000);
+    });
+  });
+
+  it("fired while requests are still in the window: keeps them and re-arms for the last one", async () => {
+    const gate = tokenGate();
+    const t0 = Date.now();
+    await gate.admit(t0 + HOUR, check("b", t0));
+    await gate.admit(t0 + HOUR, check("b", t0 + 5_000));
+    expect(await runDurableObjectAlarm(gate)).toBe(true); // runs now, well inside the window
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(rows(state)).toBe(2);
+      expect(await state.storage.getAlarm()).toBe(t0 + 65_000);
+    });
+    // counting is unaffected
+    expect(await gate.admit(t0 + HOUR, check("b", t0 + 6_000, 3))).toMatchObject({ ok: true, window: { remaining: 0 } });
+  });
+
+  it("a minute after the last request the window rows are gone; the revocation flag stays until expiry", async () => {
+    const gate = tokenGate();
+    const t0 = Date.now();
+    // requests made more than a minute ago (the caller's clock): their window has passed
+    await gate.admit(t0 + HOUR, check("GET /v0/accounts/current", t0 - 70_000));
+    await gate.admit(t0 + HOUR, check("POST /v0/accounts", t0 - 65_000, 750));
+    await gate.revoke(t0 + HOUR);
+    // the window alarm is due already; it may have fired on its own, else run it now
+    await runDurableObjectAlarm(gate);
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(rows(state)).toBe(0);
+      expect(state.storage.kv.get("revoked")).toBe(true);
+      expect(kvKeys(state)).toEqual(["alarm_at", "cleanup_at", "revoked"]);
+      // next and last: the expiry
+      expect(await state.storage.getAlarm()).toBe(t0 + HOUR);
+    });
+    expect(await gate.admit(t0 + HOUR, check("GET /v0/accounts/current", t0))).toEqual({ ok: false, reason: "revoked" });
+    // at expiry everything goes
+    expect(await runDurableObjectAlarm(gate)).toBe(true);
+    await runInDurableObject(gate, (_: TokenGate, state) => {
+      expect(kvKeys(state)).toEqual([]);
+      expect(rows(state)).toBe(0);
+    });
+  });
+
+  it("an idle gate that was never revoked holds no rows and no flag", async () => {
+    const gate = tokenGate();
+    const t0 = Date.now();
+    for (let i = 0; i < 5; i++) await gate.admit(t0 + HOUR, check(`GET /v0/registrations/r${i}`, t0 - 90_000 + i * 1000));
+    await runDurableObjectAlarm(gate);
+    await runInDurableObject(gate, async (_: TokenGate, state) => {
+      expect(rows(state)).toBe(0);
+      expect(state.storage.kv.get("revoked")).toBeUndefined();
+      expect(await state.storage.getAlarm()).toBe(t0 + HOUR);
+    });
   });
 });
 

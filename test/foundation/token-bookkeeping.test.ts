@@ -1,0 +1,223 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { verifyAccessToken } from "../../src/auth/access-token";
+import { hashSecret } from "../../src/auth/secrets";
+import { configFrom } from "../../src/config";
+import { openDb } from "../../src/db/client";
+import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
+import type { Env } from "../../src/env";
+import type { TokenGate } from "../../src/objects/token-gate";
+import { REVOKE_CONCURRENCY, disableAccount, findAccount } from "../../src/services/accounts";
+import { OAuthError, clientCredentialsGrant } from "../../src/services/oauth";
+import { call, createAccount, newPartner, type ApiResponse, type Partner } from "../support/api";
+
+/** Token bookkeeping: bounded revocation on disable, the live-token cap, pruning, and the disable race at issuance. */
+
+const db = () => openDb(env.DB);
+const config = configFrom(env);
+const MAX = config.maxLiveAccessTokensPerAccount;
+const HOUR = 3_600_000;
+
+let ipCounter = 0;
+function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
+  // own client address per request: these tests make many token requests and the endpoint is IP-limited
+  return call("POST", "/v0/oauth/token", {
+    raw: new URLSearchParams(form).toString(),
+    headers: {
+      Authorization: `Basic ${btoa(`${p.client_id}:${p.client_secret}`)}`,
+      "Content-Type": "application/x-www-form-urlencoded",
+      "CF-Connecting-IP": `198.51.100.${++ipCounter % 250}`,
+    },
+  });
+}
+
+async function insertLiveTokens(accountId: string, n: number, expiresAt = Date.now() + HOUR): Promise<string[]> {
+  const jtis = Array.from({ length: n }, () => crypto.randomUUID());
+  // D1 allows 100 bound parameters per statement: 30 rows x 3 columns per insert
+  for (let i = 0; i < jtis.length; i += 30) {
+    await db()
+      .insert(accessTokens)
+      .values(jtis.slice(i, i + 30).map((jti) => ({ jti, accountId, expiresAt })));
+  }
+  return jtis;
+}
+
+const liveRows = (accountId: string) => db().select().from(accessTokens).where(eq(accessTokens.accountId, accountId)).all();
+const refreshRows = (accountId: string) => db().select().from(refreshTokens).where(eq(refreshTokens.accountId, accountId)).all();
+
+async function jtiOf(token: string): Promise<string> {
+  const verified = await verifyAccessToken(token, env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
+  if (!verified.ok) throw new Error("token");
+  return verified.claims.jti;
+}
+
+/** A stand-in for the TOKEN_GATE binding that records revocations and the most calls in flight at once. */
+function fakeGates(failOnce = new Set<string>()) {
+  let inFlight = 0;
+  const stats = { maxInFlight: 0, revoked: new Set<string>() };
+  const ns = {
+    idFromName: (name: string) => name,
+    get: (jti: string) => ({
+      revoke: async () => {
+        inFlight++;
+        stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 1));
+        inFlight--;
+        if (failOnce.delete(jti)) throw new Error(`gate ${jti} unavailable`);
+        stats.revoked.add(jti);
+      },
+    }),
+  };
+  return { env: { TOKEN_GATE: ns } as unknown as Env, stats };
+}
+
+let p: Partner;
+beforeAll(async () => {
+  p = await newPartner("Token bookkeeping");
+});
+
+describe("disabling an account with many live tokens", () => {
+  it(`revokes at most ${REVOKE_CONCURRENCY} at a time, every one of them, and deletes their rows`, async () => {
+    const account = await createAccount(p);
+    const jtis = await insertLiveTokens(account.id, 260);
+    const { env: fake, stats } = fakeGates();
+    await disableAccount(fake, db(), (await findAccount(db(), account.id))!);
+    expect(stats.maxInFlight).toBeGreaterThan(1);
+    expect(stats.maxInFlight).toBeLessThanOrEqual(REVOKE_CONCURRENCY);
+    expect([...stats.revoked].sort()).toEqual([...jtis].sort());
+    expect(await liveRows(account.id)).toEqual([]);
+    expect((await findAccount(db(), account.id))!.disabledAt).not.toBeNull();
+  });
+
+  it("a failed revocation leaves the account disabled and its unfinished rows; a retry finishes the job", async () => {
+    const account = await createAccount(p);
+    const jtis = await insertLiveTokens(account.id, 120);
+    const failing = jtis[70]!; // in the second chunk
+    const gates = fakeGates(new Set([failing]));
+    await expect(disableAccount(gates.env, db(), (await findAccount(db(), account.id))!)).rejects.toThrow(/unavailable/);
+    const disabled = (await findAccount(db(), account.id))!;
+    expect(disabled.disabledAt).not.toBeNull();
+    const left = (await liveRows(account.id)).map((r) => r.jti);
+    expect(left).toContain(failing);
+    expect(left.length).toBeLessThan(jtis.length); // the first chunk is done for good
+    await disableAccount(gates.env, db(), disabled);
+    expect(await liveRows(account.id)).toEqual([]);
+    expect(gates.stats.revoked.has(failing)).toBe(true);
+    expect(gates.stats.revoked.size).toBe(jtis.length);
+  });
+
+  it("through the API: DELETE revokes a real token and hundreds of recorded ones in their gates", async () => {
+    const account = await createAccount(p);
+    const issued = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
+    expect(issued.status).toBe(200);
+    const token = issued.body.access_token as string;
+    const extra = await insertLiveTokens(account.id, 2 * REVOKE_CONCURRENCY + 7);
+    const res = await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken });
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(401);
+    for (const jti of [await jtiOf(token), extra[0]!, extra.at(-1)!]) {
+      await runInDurableObject(env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti)), (_: TokenGate, state) => {
+        expect(state.storage.kv.get("revoked")).toBe(true);
+      });
+    }
+    expect(await liveRows(account.id)).toEqual([]);
+    // a retried DELETE is harmless
+    expect((await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken })).status).toBe(204);
+  });
+});
+
+describe(`at most ${MAX} live access tokens per account`, () => {
+  it("client credentials: the token beyond the cap is 400 invalid_request with a clear description", async () => {
+    const account = await createAccount(p);
+    await insertLiveTokens(account.id, MAX - 1);
+    const last = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
+    expect(last.status).toBe(200);
+    const refused = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_request");
+    expect(refused.body.error_description).toContain(`${MAX} live access tokens`);
+    expect(await liveRows(account.id)).toHaveLength(MAX);
+    // the issued tokens keep working; expired ones do not count
+    expect((await call("GET", "/v0/accounts/current", { token: last.body.access_token })).status).toBe(200);
+  });
+
+  it("refresh grant: refused at the cap without spending the refresh token; works once there is room", async () => {
+    const account = await createAccount(p);
+    const first = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
+    expect(first.status).toBe(200);
+    const filler = await insertLiveTokens(account.id, MAX - 1);
+    const refused = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("invalid_request");
+    const [row] = await db().select().from(refreshTokens).where(eq(refreshTokens.tokenHash, await hashSecret(first.body.refresh_token))).all();
+    expect(row?.usedAt).toBeNull();
+    await db().delete(accessTokens).where(eq(accessTokens.jti, filler[0]!));
+    const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+  });
+});
+
+describe("issuance prunes the account's dead bookkeeping rows", () => {
+  it("expired access tokens and used or expired refresh tokens of the account go; live rows and other accounts stay", async () => {
+    const [account, bystander] = await Promise.all([createAccount(p), createAccount(p)]);
+    const now = Date.now();
+    const expired = await insertLiveTokens(account.id, 3, now - 1000);
+    const live = await insertLiveTokens(account.id, 2, now + HOUR);
+    const otherExpired = await insertLiveTokens(bystander.id, 2, now - 1000);
+    const refresh = (accountId: string, tokenHash: string, expiresAt: number, usedAt: number | null) => ({
+      tokenHash,
+      partnerId: p.partner_id,
+      accountId,
+      expiresAt,
+      usedAt,
+    });
+    await db()
+      .insert(refreshTokens)
+      .values([
+        refresh(account.id, `used-${crypto.randomUUID()}`, now + HOUR, now - 5000),
+        refresh(account.id, `expired-${crypto.randomUUID()}`, now - 1000, null),
+        refresh(account.id, `live-${crypto.randomUUID()}`, now + HOUR, null),
+        refresh(bystander.id, `other-used-${crypto.randomUUID()}`, now + HOUR, now - 5000),
+      ]);
+
+    const res = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
+    expect(res.status).toBe(200);
+
+    const jtis = (await liveRows(account.id)).map((r) => r.jti);
+    for (const jti of expired) expect(jtis).not.toContain(jti);
+    for (const jti of live) expect(jtis).toContain(jti);
+    expect(jtis).toHaveLength(3); // two live + the new one
+    expect((await refreshRows(account.id)).map((r) => r.tokenHash.split("-")[0]).sort()).toEqual(expect.arrayContaining(["live"]));
+    expect((await refreshRows(account.id)).filter((r) => r.usedAt !== null || r.expiresAt <= now)).toEqual([]);
+    expect(await refreshRows(account.id)).toHaveLength(2); // the live one + the new one
+    expect((await liveRows(bystander.id)).map((r) => r.jti).sort()).toEqual([...otherExpired].sort());
+    expect(await refreshRows(bystander.id)).toHaveLength(1);
+  });
+});
+
+describe("an account disabled while its token is being issued", () => {
+  it("refuses with invalid_scope and leaves no access or refresh token rows behind", async () => {
+    const account = await createAccount(p);
+    const real = db();
+    // A concurrent disable lands right after the token rows are written (between insert and re-check).
+    const racing = new Proxy(real, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key !== "batch") return typeof value === "function" ? value.bind(target) : value;
+        return async (queries: Parameters<typeof real.batch>[0]) => {
+          const result = await target.batch(queries);
+          await target.update(accounts).set({ disabledAt: Date.now() }).where(eq(accounts.id, account.id));
+          return result;
+        };
+      },
+    });
+    const partner = (await real.query.partners.findFirst({ where: (t, { eq }) => eq(t.id, p.partner_id) }))!;
+    const attempt = clientCredentialsGrant(env, racing, config, partner, account.external_user_id);
+    await expect(attempt).rejects.toBeInstanceOf(OAuthError);
+    await expect(attempt).rejects.toMatchObject({ error: "invalid_scope" });
+    expect(await liveRows(account.id)).toEqual([]);
+    expect(await refreshRows(account.id)).toEqual([]);
+    expect(await db().select().from(accounts).where(and(eq(accounts.id, account.id))).get()).toMatchObject({ disabledAt: expect.any(Number) });
+  });
+});

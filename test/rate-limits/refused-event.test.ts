@@ -1,0 +1,45 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+
+/** Spec 8 / issue 5 "Done when": a request refused by the rate limiter is not processed. */
+
+const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
+const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
+const ATOMS = ["mref-a1", "mref-a2", "mref-b1"];
+
+describe("graded events beyond the token limit", () => {
+  it("a refused event post leaves the learner state unchanged", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const owner = await createAccount(p);
+    const reg = await register(p, owner.id, li.id, "learner");
+    const token = await p.tokenFor(owner.external_user_id);
+    const url = `/v0/registrations/${reg.id}/graded-events`;
+
+    // 15 graded events with one token: the whole 15/min window of this registration's endpoint
+    for (let i = 0; i < 15; i++) {
+      const res = await call("POST", url, {
+        token,
+        body: { module_id: ATOMS[i % ATOMS.length], interaction_end_time: secondsAgo(60 - i), is_correct: i % 2 === 0, duration: 10_000 },
+      });
+      expect(res.status, `event ${i + 1}: ${JSON.stringify(res.body)}`).toBe(204);
+      expect(res.headers.get("RateLimit-Remaining")).toBe(String(14 - i));
+    }
+    const stub = registration(reg.id);
+    const countBefore = await stub.eventCount();
+    const stateBefore = await stub.learnerState();
+    expect(countBefore).toBe(15);
+    expect(stateBefore.seq).toBe(15);
+
+    const refused = await call("POST", url, {
+      token,
+      body: { module_id: "mref-a1", interaction_end_time: secondsAgo(1), is_correct: false, duration: 10_000 },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("X-Service-Rate-Exceeded")).toBe("token-limited");
+
+    expect(await stub.eventCount()).toBe(countBefore);
+    expect(await stub.learnerState()).toEqual(stateBefore);
+  });
+});
