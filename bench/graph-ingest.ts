@@ -2,7 +2,8 @@
  * Graph ingest benchmark (not a test): npx tsx bench/graph-ingest.ts [--modules N] [--objectives N] [--runs N]
  * Generates a 20,000-module / 2,000-objective graph and times the pure steps of ingest
  * (validation, runtime build), the stored sizes, and what a Durable Object does on load:
- * parse the stored runtime JSON (joined from its parts) and index it.
+ * parse the stored runtime JSON (joined from its parts) and index it. The same steps end to end in
+ * workerd (ingest request, Durable Object graph load): bench/graph-load.ts.
  */
 import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
 import { indexGraph, type RuntimeGraph } from "../src/graphs/runtime-graph";

@@ -158,10 +158,11 @@ export function resolveGoalScope(index: GraphIndex, input: GoalScopeInput): Goal
 
   const modules = new Set<number>();
   if (targetKind === "module") for (const m of targetModules) for (const a of atomsOf(m)) modules.add(a);
-  if (contentObjectives.size) {
-    graph.modules.forEach((mod, i) => {
-      if (mod.atom && mod.objectives.some((o) => contentObjectives.has(o))) modules.add(i);
-    });
+  // The atoms aligned with an objective are its assessing plus its instructional atoms (a `both`
+  // atom is in both lists): no scan of every module.
+  for (const o of contentObjectives) {
+    for (const a of graph.assessmentsByObjective[o] ?? []) modules.add(a);
+    for (const a of graph.instructionByObjective[o] ?? []) modules.add(a);
   }
   for (const m of includedModules) modules.add(m);
   for (const m of excludedModules) modules.delete(m);

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { parseIsoDuration } from "../lib/iso-duration";
-import { BATCH_MAX_IDS } from "../services/goals";
+import { BATCH_MAX_IDS } from "../services/goal-assignments";
 import { isoDateTime, uuid } from "./common.schemas";
 
 const ObjectiveOrModuleId = z

@@ -6,20 +6,8 @@ import { authorize } from "../http/authorize";
 import { notFound } from "../http/errors";
 import { apiRoute } from "../lib/define-route";
 import { createRouter } from "../lib/router";
-import {
-  assign,
-  batchAssignment,
-  createGoal,
-  deleteGoal,
-  goalView,
-  isAssigned,
-  listGoals,
-  requireGoalOf,
-  requireRegistrationOf,
-  resolvedScopeView,
-  unassign,
-  updateGoal,
-} from "../services/goals";
+import { assign, batchAssignment, isAssigned, requireRegistrationOf, unassign } from "../services/goal-assignments";
+import { createGoal, deleteGoal, goalScope, goalView, listGoals, requireGoalOf, resolvedScopeView, updateGoal } from "../services/goals";
 import { requireLearningInstance } from "../services/learning-instances";
 import { json, jsonBody, noContent, pageQuery, uuid } from "./common.schemas";
 import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "./goals.schemas";
@@ -152,7 +140,8 @@ export const goalsRouter = createRouter()
     const li = await instanceFor(c, id);
     const goal = await requireGoalOf(c.get("db"), li, goal_id);
     const view = goalView(goal);
-    return c.json(c.req.valid("query").resolved_scope === "true" ? { ...view, resolved_scope: resolvedScopeView(goal) } : view, 200);
+    if (c.req.valid("query").resolved_scope !== "true") return c.json(view, 200);
+    return c.json({ ...view, resolved_scope: resolvedScopeView(await goalScope(c.get("db"), goal)) }, 200);
   })
   .openapi(putDef, async (c) => {
     const { id, goal_id } = c.req.valid("param");

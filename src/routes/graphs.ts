@@ -8,7 +8,7 @@ import { forbidden, notFound } from "../http/errors";
 import { apiRoute } from "../lib/define-route";
 import { createRouter } from "../lib/router";
 import { findAccount } from "../services/accounts";
-import { findGraph, graphVersionExists, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
+import { findGraph, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
 import { json, jsonBody, pageQuery } from "./common.schemas";
 import {
   GraphDocumentSchema,
@@ -87,7 +87,7 @@ const updateRoute = apiRoute({
     200: json(Created, "The new version"),
     ...body413,
     409: json(z.any(), "Updated concurrently"),
-    422: json(z.any(), "Invalid document, a changed label, or existing objective/module ids missing (details list them)"),
+    422: json(z.any(), "Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each)"),
   },
 });
 
@@ -135,9 +135,8 @@ export const graphsRouter = createRouter()
     const graph = await requireGraph(c, c.req.valid("param").graph_id);
     await authorize(c, subjectOf(graph));
     const version = c.req.valid("query").version ?? graph.version;
-    const text = version <= graph.version && (await graphVersionExists(c.get("db"), graph.id, version))
-      ? await readGraphDocument(c.get("db"), graph.id, version)
-      : undefined;
+    // One query: a version that was never stored has no document parts (readBlob → undefined).
+    const text = version <= graph.version ? await readGraphDocument(c.get("db"), graph.id, version) : undefined;
     if (text === undefined) throw notFound("Graph version");
     // Stored as the finished JSON body: no parse and re-serialize of a large document.
     return c.body(text, 200, { "Content-Type": "application/json" }) as never;

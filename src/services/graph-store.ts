@@ -11,7 +11,7 @@ import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
 import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from "../graphs/runtime-codec";
 import { indexGraph, type GraphIndex, type RuntimeGraph } from "../graphs/runtime-graph";
-import { removedIds, validateGraph, type GraphIssue } from "../graphs/validate-graph";
+import { nonAdditiveChanges, validateGraph, type GraphIssue } from "../graphs/validate-graph";
 import { ApiError, unprocessable } from "../http/errors";
 
 /** Characters per stored part: at most ~1.5 MB of UTF-8 even for non-Latin text (D1 allows ~2 MB per value). */
@@ -105,7 +105,10 @@ export async function ingestGraph(db: Db, partnerId: string, doc: GraphDocument,
   return { id: row.id, label: row.label, name: row.name, version: 1, counts };
 }
 
-/** PUT /v0/graphs/{graph_id}: a new version that keeps every objective and module id of the current one. */
+/**
+ * PUT /v0/graphs/{graph_id}: a new version that is additive over the current one (every objective,
+ * module, bundle and taxon id kept, nothing taken away from them: `nonAdditiveChanges`).
+ */
 export async function updateGraph(db: Db, current: GraphRow, doc: GraphDocument, now = Date.now()): Promise<IngestResult> {
   if (doc.label !== current.label) {
     throw unprocessable("The graph label cannot change.", [{ path: "body.label", message: `must be '${current.label}' (the label of this graph)` }]);
@@ -113,12 +116,12 @@ export async function updateGraph(db: Db, current: GraphRow, doc: GraphDocument,
   const counts = assertValid(doc);
   const previous = await loadRuntimeGraph(db, current.id, current.version);
   if (!previous) throw new Error(`graph ${current.id} version ${current.version} has no runtime form`);
-  const removed = removedIds(
-    { objectives: previous.graph.objectives, modules: previous.graph.modules.map((m) => m.label) },
-    doc,
-  );
-  if (removed.length) {
-    throw invalid(`An update may add and rename objectives and modules, never remove them; ${removed.length} id(s) are missing.`, removed);
+  const changes = nonAdditiveChanges(previous.graph, doc);
+  if (changes.length) {
+    throw invalid(
+      `An update may only add to the graph and rename; ${changes.length} existing id(s) were removed or lost something (see details).`,
+      changes,
+    );
   }
   const next: GraphRow = { ...current, name: doc.name, version: current.version + 1, updatedAt: now };
   try {
@@ -193,18 +196,15 @@ async function readBlob(db: Db, graphId: string, version: number, kind: "documen
   return parts.length ? parts.map((p) => p.data).join("") : undefined;
 }
 
-/** The GET /v0/graphs/{graph_id} body of a version, as stored JSON text (no parse on the way out). */
+/** The GET /v0/graphs/{graph_id} body of a version, as stored JSON text (no parse on the way out); undefined when the version was never stored. */
 export async function readGraphDocument(db: Db, graphId: string, version: number): Promise<string | undefined> {
   return readBlob(db, graphId, version, "document");
 }
 
-export async function graphVersionExists(db: Db, graphId: string, version: number): Promise<boolean> {
-  const row = await db
-    .select({ version: graphVersions.version })
-    .from(graphVersions)
-    .where(and(eq(graphVersions.graphId, graphId), eq(graphVersions.version, version)))
-    .get();
-  return row !== undefined;
+/** The latest version of a graph (one small D1 read), undefined when there is no such graph. */
+export async function latestGraphVersion(db: Db, graphUuid: string): Promise<number | undefined> {
+  const row = await db.select({ version: graphs.version }).from(graphs).where(eq(graphs.id, graphUuid.toLowerCase())).get();
+  return row?.version;
 }
 
 export async function listGraphs(db: Db, partnerId: string, offset: number, limit: number): Promise<GraphSummary[]> {
@@ -275,12 +275,8 @@ function evict() {
  */
 export async function loadRuntimeGraph(db: Db, graphUuid: string, version?: number): Promise<GraphIndex | undefined> {
   const id = graphUuid.toLowerCase();
-  let v = version;
-  if (v === undefined) {
-    const row = await db.select({ version: graphs.version }).from(graphs).where(eq(graphs.id, id)).get();
-    if (!row) return undefined;
-    v = row.version;
-  }
+  const v = version ?? (await latestGraphVersion(db, id));
+  if (v === undefined) return undefined;
   const key = `${id}@${v}`;
   const hit = cache.get(key);
   if (hit) {

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, createGraph, createInstance, newPartner, type Json, type Partner } from "../support/api";
 import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals";
@@ -87,5 +88,38 @@ describe("goal scope resolution through the API (hand-made 4-level chain)", () =
     expect(put.status).toBe(200);
     const s = await resolvedScope(p, li.id, goal.id);
     expect(sorted(s.learning_objective_ids)).toEqual(["lref-l1", "lref-l2", "lref-l3"]);
+  });
+});
+
+describe("the resolved scope follows new graph versions", () => {
+  it("a goal created on version 1 recommends an atom added to a target objective by version 2 (persisted)", async () => {
+    const q = await newPartner("Scope refresh partner");
+    const g = await createGraph(q, chainGraph());
+    const inst = await createInstance(q, { graph_id: "gref-chain", name: "Chain course" });
+    const goal = await createGoal(q, inst.id, goalBody({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: "one" } }));
+    const before = await resolvedScope(q, inst.id, goal.id);
+    expect(before.graph_version).toBe(1);
+    expect(before.module_ids).not.toContain("mref-new5");
+
+    const v2 = chainGraph();
+    v2.modules.push(
+      { id: "mref-new5", name: "New on l5", type: "assessment", learning_objectives: ["lref-l5"] },
+      { id: "mref-newu", name: "New on u", type: "assessment", learning_objectives: ["lref-u"] },
+    );
+    v2.modules.find((m: Json) => m.id === "mref-qu").learning_objectives.push("lref-l4"); // gains an in-scope alignment
+    const put = await call("PUT", "/v0/graphs/gref-chain", { token: q.adminToken, body: v2 });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+
+    const after = await resolvedScope(q, inst.id, goal.id);
+    expect(after).toMatchObject({ graph_id: g.id, graph_version: 2, target_learning_objective_ids: ["lref-l5"] });
+    expect(sorted(after.module_ids)).toEqual(sorted([...before.module_ids, "mref-new5", "mref-qu"]));
+    expect(after.module_ids).not.toContain("mref-newu");
+
+    // stored, and the goal itself is not modified
+    const row = await env.DB.prepare("SELECT graph_version, scope_modules FROM goals WHERE id = ?").bind(goal.id).first<{ graph_version: number; scope_modules: string }>();
+    expect(row!.graph_version).toBe(2);
+    expect(sorted(JSON.parse(row!.scope_modules))).toEqual(sorted(after.module_ids));
+    const got = await call("GET", goalPath(inst.id, goal.id), { token: q.adminToken });
+    expect(got.body.last_modified).toBe(goal.last_modified);
   });
 });

@@ -212,13 +212,111 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
     doc.learning_objectives = doc.learning_objectives.filter((o: Json) => o.id !== "lref-d");
     doc.modules = doc.modules.filter((m: Json) => !m.id.startsWith("mref-d"));
     doc.bundles = doc.bundles.filter((b: Json) => b.id !== "mref-set-d");
-    doc.taxonomy[1].modules = ["mref-c1"];
+    doc.taxonomy[1].modules = ["mref-c1", "mref-c2", "mref-c3"]; // the removed mref-d* only: not reported again
     const res = await call("PUT", "/v0/graphs/gref-rm", { token: p.adminToken, body: doc });
     expect(res.status).toBe(422);
     const messages = res.body.details.map((d: Json) => d.message).join("\n");
     for (const id of ["lref-d", "mref-d1", "mref-d2", "mref-d3", "mref-set-d"]) expect(messages).toContain(`'${id}'`);
     expect(res.body.details).toHaveLength(5);
     expect((await call("GET", "/v0/graphs/gref-rm", { token: p.adminToken })).body.version).toBe(1);
+  });
+
+  it("accepts an additive update: new prerequisites, alignments, bundle members, taxon modules and taxa", async () => {
+    const p = await newPartner();
+    await createGraph(p, demoGraph("gref-add"));
+    const doc: Json = clone(demoGraph("gref-add"));
+    doc.learning_objectives[1].prerequisites = ["lref-a", "lref-d"]; // lref-b gains lref-d
+    doc.modules[0].learning_objectives = ["lref-a", "lref-b"]; // mref-a1 gains lref-b
+    doc.modules[0].name = "Renamed";
+    doc.bundles[0].modules.push("mref-b1"); // mref-set-a gains a member
+    doc.bundles[0].name = "Renamed set";
+    doc.taxonomy[0].modules.push("mref-c1"); // tref-TOC:Unit1 gains a module
+    doc.taxonomy.push({ id: "tref-TOC:Unit3", modules: ["mref-d1"] });
+    doc.modules.push({ id: "mref-a4", name: "New", type: "both", learning_objectives: ["lref-a"] });
+    const res = await call("PUT", "/v0/graphs/gref-add", { token: p.adminToken, body: doc });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ version: 2, counts: { modules: 13, taxa: 3, prerequisites: 4 } });
+  });
+
+  describe("refuses a non-additive change to a kept id (422 naming the id), version unchanged", () => {
+    const cases: [string, (doc: Json) => void, { path: string; message: RegExp }][] = [
+      [
+        "an objective losing a prerequisite",
+        (d) => (d.learning_objectives[2].prerequisites = []),
+        { path: "body.learning_objectives[2].prerequisites", message: /'lref-c' lost prerequisite\(s\) 'lref-b'/ },
+      ],
+      [
+        "a module losing an aligned objective (even while gaining another)",
+        (d) => (d.modules[0].learning_objectives = ["lref-b"]),
+        { path: "body.modules[0].learning_objectives", message: /'mref-a1' lost aligned learning objective\(s\) 'lref-a'/ },
+      ],
+      [
+        "a module changing its type",
+        (d) => (d.modules[2].type = "both"),
+        { path: "body.modules[2].type", message: /'mref-a3' changed type from 'instructional' to 'both'/ },
+      ],
+      [
+        "an atom becoming a bundle",
+        (d) => {
+          d.modules = d.modules.filter((m: Json) => m.id !== "mref-d3");
+          d.bundles[3].modules = ["mref-d1", "mref-d2"];
+          d.bundles.push({ id: "mref-d3", name: "Now a bundle", modules: ["mref-d1"] });
+        },
+        { path: "body.bundles[4]", message: /'mref-d3' was a module and is now a bundle/ },
+      ],
+      [
+        "a bundle becoming an atom",
+        (d) => {
+          d.bundles = d.bundles.filter((b: Json) => b.id !== "mref-set-d");
+          d.modules.push({ id: "mref-set-d", name: "Now an atom", type: "assessment", learning_objectives: ["lref-d"] });
+        },
+        { path: "body.modules[12]", message: /'mref-set-d' was a bundle and is now a module/ },
+      ],
+      [
+        "a bundle losing a member",
+        (d) => (d.bundles[0].modules = ["mref-a1", "mref-a3", "mref-b1"]),
+        { path: "body.bundles[0].modules", message: /'mref-set-a' lost member\(s\) 'mref-a2'/ },
+      ],
+      [
+        "a taxon losing a module",
+        (d) => (d.taxonomy[0].modules = d.taxonomy[0].modules.filter((m: string) => m !== "mref-b3")),
+        { path: "body.taxonomy[0].modules", message: /'tref-TOC:Unit1' lost module\(s\) 'mref-b3'/ },
+      ],
+      [
+        "a taxon removed",
+        (d) => (d.taxonomy = [d.taxonomy[0]]),
+        { path: "body.taxonomy", message: /taxon 'tref-TOC:Unit2' was removed/ },
+      ],
+    ];
+    for (const [name, mutate, detail] of cases) {
+      it(name, async () => {
+        const p = await newPartner();
+        const label = uniqueLabel();
+        await createGraph(p, demoGraph(label));
+        const doc: Json = clone(demoGraph(label));
+        mutate(doc);
+        const res = await call("PUT", `/v0/graphs/${label}`, { token: p.adminToken, body: doc });
+        expect(res.status, JSON.stringify(res.body)).toBe(422);
+        expect(res.body.details).toEqual(expect.arrayContaining([{ path: detail.path, message: expect.stringMatching(detail.message) }]));
+        expect((await call("GET", `/v0/graphs/${label}`, { token: p.adminToken })).body.version).toBe(1);
+      });
+    }
+
+    it("lists every problem at once", async () => {
+      const p = await newPartner();
+      await createGraph(p, demoGraph("gref-many"));
+      const doc: Json = clone(demoGraph("gref-many"));
+      doc.learning_objectives[2].prerequisites = [];
+      doc.modules[2].type = "assessment";
+      doc.bundles[1].modules = ["mref-b1"];
+      const res = await call("PUT", "/v0/graphs/gref-many", { token: p.adminToken, body: doc });
+      expect(res.status).toBe(422);
+      expect(res.body.details.map((d: Json) => d.path)).toEqual([
+        "body.learning_objectives[2].prerequisites",
+        "body.modules[2].type",
+        "body.bundles[1].modules",
+      ]);
+    });
   });
 
   it("refuses a changed label and an invalid document (422)", async () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
 import type { GraphDocument } from "../../src/graphs/graph-document";
-import { removedIds, validateGraph } from "../../src/graphs/validate-graph";
+import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
+import { nonAdditiveChanges, removedIds, validateGraph } from "../../src/graphs/validate-graph";
 import { demoGraph } from "../support/demo-graph";
 
 const doc = (): GraphDocument => structuredClone(demoGraph());
@@ -113,5 +114,24 @@ describe("validateGraph (pure)", () => {
       { path: "body.learning_objectives", message: expect.stringContaining("'lref-d' was removed") },
       { path: "body.modules", message: expect.stringContaining("'mref-set-d' was removed") },
     ]);
+  });
+
+  it("nonAdditiveChanges: additions pass; a lost reference to a removed id is reported once (as the removal)", () => {
+    const v1 = buildRuntimeGraph(doc(), { id: "00000000-0000-4000-8000-000000000000", version: 1 });
+    const add = doc();
+    add.learning_objectives[3]!.prerequisites!.push("lref-b");
+    add.modules[0]!.learning_objectives.push("lref-d");
+    add.bundles![0]!.modules.push("mref-d1");
+    add.taxonomy![1]!.modules.push("mref-a1");
+    add.modules.push({ id: "mref-new", name: "New", type: "both", learning_objectives: ["lref-a"] });
+    expect(validateGraph(add).valid).toBe(true);
+    expect(nonAdditiveChanges(v1, add)).toEqual([]);
+
+    const rm = doc();
+    rm.modules = rm.modules.filter((m) => m.id !== "mref-d3");
+    rm.bundles![3]!.modules = ["mref-d1", "mref-d2"];
+    rm.taxonomy![1]!.modules = rm.taxonomy![1]!.modules.filter((m) => m !== "mref-d3");
+    expect(validateGraph(rm).valid).toBe(true);
+    expect(nonAdditiveChanges(v1, rm)).toEqual([{ path: "body.modules", message: expect.stringContaining("'mref-d3' was removed") }]);
   });
 });
