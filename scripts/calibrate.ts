@@ -43,7 +43,7 @@ const out = service ? { ...params, items: {}, objectives: {}, meta: { ...params.
 writeFileSync(outPath, service ? `${JSON.stringify(out, null, 1)}\n` : JSON.stringify(out));
 console.log(`calibrated on ${rows.length} rows / ${seqs.length} learners in ${((Date.now() - t0) / 1000).toFixed(1)}s -> ${outPath}`);
 
-const graph = arg("graph");
+const graph = arg("graph")?.toLowerCase();
 if (graph) {
   const target = process.argv.includes("--remote") ? "remote" : "local";
   const count = loadItemBank(params, graph, target);

@@ -7,11 +7,12 @@ import { applyEvent, initialLearnerState, predictCorrect, type ItemEntry, type L
 import { loadRuntimeGraph } from "../services/graph-store";
 import { loadItemParams, type ItemObservation, type ModelUpdateMessage } from "../services/item-params";
 import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
+import { outboxMessages, utf8Bytes } from "./outbox-messages";
 import { migrate } from "./registration-schema";
 import { modelGraphFor, SERVICE_PARAMS } from "./model-context";
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
-const OBSERVATIONS_PER_MESSAGE = 200;
+/** Queues take batches of at most 256 KB and 100 messages. */
 const SEND_BATCH_BYTES = 200_000;
 
 interface StoredEventRow extends Record<string, SqlStorageValue> {
@@ -100,7 +101,7 @@ export class RegistrationObject extends DurableObject<Env> {
       )
       .toArray()[0];
     if (!previous) return undefined;
-    if (previous.fingerprint !== fingerprint) {
+    if (previous.fingerprint !== null && previous.fingerprint !== fingerprint) {
       return {
         ok: false,
         status: 422,
@@ -147,11 +148,11 @@ export class RegistrationObject extends DurableObject<Env> {
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const rows: { id: number; body: string }[] = [];
     let bytes = 0;
-    // One sendBatch holds at most 100 messages and 256 KB.
     for (const row of this.ctx.storage.sql.exec<{ id: number; body: string }>("SELECT id, body FROM outbox ORDER BY id LIMIT 100")) {
-      if (rows.length > 0 && bytes + row.body.length > SEND_BATCH_BYTES) break;
+      const size = utf8Bytes(row.body);
+      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) break;
       rows.push(row);
-      bytes += row.body.length;
+      bytes += size;
     }
     if (rows.length === 0) return;
     try {
@@ -214,11 +215,7 @@ export class RegistrationObject extends DurableObject<Env> {
       applyEvent(state, params, modelGraph, event);
     }
     storage.kv.put("learner_state", state);
-    // Messages stay far below the queue's 128 KB message limit.
-    for (let i = 0; i < observations.length; i += OBSERVATIONS_PER_MESSAGE) {
-      const message: Omit<ModelUpdateMessage, "id"> = { graphUuid: request.graphUuid, observations: observations.slice(i, i + OBSERVATIONS_PER_MESSAGE) };
-      storage.sql.exec("INSERT INTO outbox (body) VALUES (?)", JSON.stringify(message));
-    }
+    for (const body of outboxMessages(request.graphUuid, observations)) storage.sql.exec("INSERT INTO outbox (body) VALUES (?)", body);
     return state;
   }
 

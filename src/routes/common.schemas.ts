@@ -27,7 +27,8 @@ export const errorResponses = {
   },
 } as const;
 
-export const uuid = z.string().uuid({ message: "must be a UUID" });
+/** A UUID, lower-cased: ids are stored as generated (lower case) and clients may send either case. */
+export const uuid = z.string().uuid({ message: "must be a UUID" }).toLowerCase();
 
 /** Path parameters that must be UUIDs (anything else is a 400). */
 export function uuidParams<K extends string>(name: K) {

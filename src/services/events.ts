@@ -47,7 +47,7 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
 
 /** Every goal id named must be a live goal of the registration's learning instance (422 otherwise). */
 export async function checkGoals(db: Db, registration: RegistrationRow, goals: { goalId: string; path: string }[]): Promise<void> {
-  const ids = [...new Set(goals.map((g) => g.goalId))];
+  const ids = [...new Set(goals.map((g) => g.goalId.toLowerCase()))];
   const known = new Set<string>();
   // D1 binds at most 100 parameters per statement.
   for (let i = 0; i < ids.length; i += 90) {
@@ -59,7 +59,7 @@ export async function checkGoals(db: Db, registration: RegistrationRow, goals: {
     for (const r of rows) known.add(r.id);
   }
   const details: ErrorDetail[] = goals
-    .filter((g) => !known.has(g.goalId))
+    .filter((g) => !known.has(g.goalId.toLowerCase()))
     .map(({ goalId, path }) => ({ path, message: `'${goalId}' is not a goal of the registration's learning instance` }));
   if (details.length) throw unprocessable("Unknown goal id(s).", details);
 }

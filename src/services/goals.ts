@@ -222,8 +222,9 @@ export async function goalScope(db: Db, goal: GoalRow): Promise<GoalScope> {
   let fresh: GoalScope;
   try {
     fresh = resolveScope(index, goalBodyOf(goal));
-  } catch {
-    // Cannot happen for an additive update (every id the goal names is kept); keep what is stored.
+  } catch (error) {
+    // Cannot happen for an additive update (every id the goal names is kept); keep what is stored, visibly.
+    console.error(JSON.stringify({ goal: goal.id, graph: goal.graphUuid, version: latest, scope: "re-resolution failed; stored scope kept", error: String(error) }));
     return stored;
   }
   await db

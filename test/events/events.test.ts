@@ -189,6 +189,18 @@ describe("student events", () => {
     expect(focusUnknown.status).toBe(422);
   });
 
+  it("accepts upper-case UUIDs for the registration and the goal", async () => {
+    const res = await call("POST", `/v0/registrations/${f.reg.id.toUpperCase()}/batch-events`, {
+      token: f.ownerToken,
+      body: {
+        goal_id: f.goalId.toUpperCase(),
+        events: [{ type: "graded-events", module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: true, goal_id: f.goalId.toUpperCase() }],
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(await registration(f.reg.id).focus()).toBe(f.goalId);
+  });
+
   it("an Idempotency-Key makes a retry a no-op that returns the first outcome", async () => {
     const before = await registration(f.reg.id).eventCount();
     const request = {
