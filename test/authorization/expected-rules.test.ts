@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callerRules, type Role } from "../../src/http/caller-rules";
+import { allows, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
 
 /**
  * The caller rules written out by hand from the spec text, independent of `callerRules`.
@@ -86,12 +87,11 @@ const EXPECTED: Record<string, Line> = {
 
 // ---- what a row of roles implies for the five callers ---------------------------------------------
 
-type Caller = "admin" | "owner" | "instructor" | "other" | "partnerB";
-const CALLERS: Caller[] = ["admin", "owner", "instructor", "other", "partnerB"];
-type Subject = "account" | "instance" | "registration" | "graph" | null;
+// Column order of a Line: admin, owner, instructor, other learner, partner B's admin.
+const CALLERS: CallerName[] = ["admin", "owner", "instructor", "otherLearner", "otherPartnerAdmin"];
 
 /** The resource the rule is evaluated on, from the route key: the resource named in the path (or POST /registrations' instance). */
-function subjectOf(key: string): Subject {
+function subjectOf(key: string): SubjectKind {
   const [method, path = ""] = key.split(" ");
   if (method === "POST" && path === "/v0/registrations") return "instance"; // the learning_instance_id of the body
   if (/^\/v0\/accounts\/\{[^}]+\}/.test(path)) return "account";
@@ -101,25 +101,11 @@ function subjectOf(key: string): Subject {
   return null;
 }
 
-/** The roles a caller holds relative to the subject (same facts as the matrices' fixtures). */
-function factsOf(caller: Caller, subject: Subject): Set<Role> {
-  const facts = new Set<Role>();
-  if (caller === "admin" || caller === "partnerB") facts.add("admin");
-  if (subject === "account" && caller === "owner") facts.add("owner");
-  if (subject === "instance" || subject === "registration") {
-    if (caller !== "admin" && caller !== "partnerB") facts.add("member");
-    if (caller === "instructor") facts.add("instructor");
-    if (subject === "registration" && caller === "owner") facts.add("owner");
-  }
-  return facts;
-}
-
 function implied(key: string, roles: readonly Role[]): Line {
   const subject = subjectOf(key);
   return CALLERS.map((caller): Outcome => {
-    if (caller === "partnerB" && subject !== null) return "404";
-    const facts = factsOf(caller, subject);
-    return roles.includes("any") || roles.some((r) => facts.has(r)) ? "allow" : "deny";
+    if (caller === "otherPartnerAdmin" && subject !== null) return "404";
+    return allows(roles, factsOf(caller, subject)) ? "allow" : "deny";
   }) as Line;
 }
 

@@ -5,7 +5,7 @@ import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from ".
 import { call, uniqueId, type ApiResponse, type Json } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
-import { expectErrorBody } from "../foundation/fixture";
+import { allows, expectErrorBody, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
 import {
   adminTokenOf,
   assignAs,
@@ -29,26 +29,7 @@ import {
  * body and change nothing (checked by a follow-up read as admin).
  */
 
-type CallerName = "admin" | "owner" | "instructor" | "otherLearner" | "otherPartnerAdmin";
 const CALLERS: CallerName[] = ["admin", "owner", "instructor", "otherLearner", "otherPartnerAdmin"];
-
-/** What the rule is evaluated against: the resource of partner A named in the path (null: none). */
-type SubjectKind = "graph" | "instance" | "registration" | null;
-
-/** The facts about a caller of partner A relative to the subject, in the vocabulary of `Role`. */
-function factsOf(caller: CallerName, subject: SubjectKind): Set<Role> {
-  const facts = new Set<Role>();
-  if (caller === "admin" || caller === "otherPartnerAdmin") facts.add("admin");
-  if (subject === "instance" || subject === "registration") {
-    if (caller === "owner" || caller === "instructor" || caller === "otherLearner") facts.add("member");
-    if (caller === "instructor") facts.add("instructor");
-    // only a registration has an owner: the account it belongs to (world.ownerReg)
-    if (subject === "registration" && caller === "owner") facts.add("owner");
-  }
-  return facts;
-}
-
-const allows = (roles: readonly Role[], facts: Set<Role>) => roles.includes("any") || roles.some((r) => facts.has(r));
 
 interface Ctx {
   fx: MatrixFixture;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
 import { call, createAccount, uniqueId, type ApiResponse, type Json } from "../support/api";
-import { FOUNDATION_ROUTE, expectErrorBody, newFixture, newMember, newWorld, type Fixture, type World } from "./fixture";
+import { FOUNDATION_ROUTE, allows, expectErrorBody, factsOf, newFixture, newMember, newWorld, type CallerName, type Fixture, type SubjectKind, type World } from "./fixture";
 
 /**
  * The authorization matrix of the foundation issue: every endpoint of the issue, called by each
@@ -10,26 +10,7 @@ import { FOUNDATION_ROUTE, expectErrorBody, newFixture, newMember, newWorld, typ
  * changes nothing.
  */
 
-type CallerName = "admin" | "owner" | "instructor" | "otherLearner" | "otherPartnerAdmin";
 const CALLERS: CallerName[] = ["admin", "owner", "instructor", "otherLearner", "otherPartnerAdmin"];
-
-/** What the rule is evaluated against: the resource of partner A named by the request (null: none). */
-type SubjectKind = "account" | "instance" | "registration" | null;
-
-/** The facts about a caller of partner A relative to the subject, in the vocabulary of `Role`. */
-function factsOf(caller: CallerName, subject: SubjectKind): Set<Role> {
-  const facts = new Set<Role>();
-  if (caller === "admin" || caller === "otherPartnerAdmin") facts.add("admin");
-  if (subject === "account" && caller === "owner") facts.add("owner");
-  if (subject === "instance" || subject === "registration") {
-    if (caller === "owner" || caller === "instructor" || caller === "otherLearner") facts.add("member");
-    if (caller === "instructor") facts.add("instructor");
-    if (subject === "registration" && caller === "owner") facts.add("owner");
-  }
-  return facts;
-}
-
-const allows = (roles: readonly Role[], facts: Set<Role>) => roles.includes("any") || roles.some((r) => facts.has(r));
 
 interface Ctx {
   fx: Fixture;
@@ -243,7 +224,6 @@ const CASES: Case[] = [
     },
   },
 ];
-
 
 function pathOf(key: RouteKey, params: Record<string, string>): { method: string; path: string } {
   const [method, template] = key.split(" ") as [string, string];

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import type { Role } from "../../src/http/caller-rules";
 import { call, createAccount, createInstance, newPartner, register, type ApiResponse, type Json, type Partner } from "../support/api";
 
 /** An end user of partner A with a token acting as that user (spec 5.8). */
@@ -90,3 +91,26 @@ export const NIL_UUID = "00000000-0000-4000-8000-000000000000";
 /** The endpoints of the foundation issue: accounts, batch, learning instances (incl. list and their registrations), registrations. */
 export const FOUNDATION_ROUTE =
   /^(GET|POST|PUT|PATCH|DELETE) \/v0\/(accounts(\/current|\/\{[^}/]+\})?|batch|learning-instances(\/\{[^}/]+\}(\/registrations)?)?|registrations(\/\{[^}/]+\})?)$/;
+
+/** The five callers of the authorization matrices. */
+export type CallerName = "admin" | "owner" | "instructor" | "otherLearner" | "otherPartnerAdmin";
+
+/** What a caller rule is evaluated against: the resource of partner A named by the request (null: none). */
+export type SubjectKind = "account" | "graph" | "instance" | "registration" | null;
+
+/** The facts about a caller of partner A relative to the subject, in the vocabulary of `Role`. */
+export function factsOf(caller: CallerName, subject: SubjectKind): Set<Role> {
+  const facts = new Set<Role>();
+  if (caller === "admin" || caller === "otherPartnerAdmin") facts.add("admin");
+  if (subject === "account" && caller === "owner") facts.add("owner");
+  if (subject === "instance" || subject === "registration") {
+    if (caller === "owner" || caller === "instructor" || caller === "otherLearner") facts.add("member");
+    if (caller === "instructor") facts.add("instructor");
+    // only a registration has an owner among these: the account it belongs to
+    if (subject === "registration" && caller === "owner") facts.add("owner");
+  }
+  return facts;
+}
+
+/** Whether a rule row lets a caller with these facts through. */
+export const allows = (roles: readonly Role[], facts: Set<Role>) => roles.includes("any") || roles.some((r) => facts.has(r));
