@@ -9,7 +9,7 @@ import { loadItemParams, type ItemObservation, type ModelUpdateMessage } from ".
 import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
 import { outboxMessages, utf8Bytes } from "./outbox-messages";
 import { migrate } from "./registration-schema";
-import { modelGraphFor, SERVICE_PARAMS } from "./model-context";
+import { modelGraphFor, SERVICE_PARAMS, SERVICE_PARAMS_ID } from "./model-context";
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** Queues take batches of at most 256 KB and 100 messages. */
@@ -44,6 +44,7 @@ export class RegistrationObject extends DurableObject<Env> {
     const earlier = this.#idempotentOutcome(request, fingerprint);
     if (earlier) return earlier;
 
+    await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
     const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
@@ -115,6 +116,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** The incrementally maintained learner state. */
   async learnerState(): Promise<LearnerState> {
+    await this.#ensureStateMatchesParams();
     return this.#learnerState();
   }
 
@@ -215,8 +217,25 @@ export class RegistrationObject extends DurableObject<Env> {
       applyEvent(state, params, modelGraph, event);
     }
     storage.kv.put("learner_state", state);
+    storage.kv.put("model_params_id", SERVICE_PARAMS_ID);
     for (const body of outboxMessages(request.graphUuid, observations)) storage.sql.exec("INSERT INTO outbox (body) VALUES (?)", body);
     return state;
+  }
+
+  /**
+   * A state computed under other model parameters (a recalibration was deployed since) is rebuilt
+   * from the log once, with other requests of this registration held until it is done.
+   */
+  async #ensureStateMatchesParams(): Promise<void> {
+    const kept = this.ctx.storage.kv.get<string>("model_params_id");
+    if (kept === SERVICE_PARAMS_ID || this.ctx.storage.kv.get("learner_state") === undefined) return;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (this.ctx.storage.kv.get<string>("model_params_id") === SERVICE_PARAMS_ID) return;
+      const rebuilt = await this.replayedState();
+      this.ctx.storage.kv.put("learner_state", rebuilt);
+      this.ctx.storage.kv.put("model_params_id", SERVICE_PARAMS_ID);
+      this.#state = rebuilt;
+    });
   }
 
   #learnerState(): LearnerState {

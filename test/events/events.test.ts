@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
 import { call, createAccount, createInstance, newPartner, register, type Json, type Partner } from "../support/api";
@@ -274,5 +274,26 @@ describe("student events", () => {
     const incremental = await stub.learnerState();
     expect(incremental.seq).toBe(8);
     expect(await stub.replayedState()).toEqual(incremental);
+  });
+
+  it("a learner state kept under other model parameters (a recalibration) is rebuilt from the log", async () => {
+    const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
+    const token = await extraAdminToken(f.p);
+    const post = (module: string, correct: boolean, m: number) =>
+      call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct } });
+    expect((await post("mref-a1", true, 5)).status).toBe(204);
+    expect((await post("mref-b1", false, 4)).status).toBe(204);
+    const stub = registration(fresh.id);
+    const expected = await stub.replayedState();
+    // as if the state had been computed by other parameters before a deploy
+    await runInDurableObject(stub, async (_instance, state) => {
+      state.storage.kv.put("model_params_id", "older-parameters");
+      state.storage.kv.put("learner_state", { ...expected, seq: 999 });
+    });
+    // drop the in-memory copy, as a restart would
+    await evictDurableObject(stub);
+    expect(await stub.learnerState()).toEqual(expected);
+    expect((await post("mref-c1", true, 3)).status).toBe(204);
+    expect(await stub.learnerState()).toEqual(await stub.replayedState());
   });
 });
