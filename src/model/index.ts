@@ -3,7 +3,7 @@ export type { FilterParams, GraphParams, ItemEntry, ModelParams, ObjectiveEntry 
 export { DEFAULT_FILTER, DEFAULT_GRAPH, ITEM_MEMORY } from "./params";
 export { checkParams } from "./check-params";
 export type { ItemCounters, LearnerState, ObjectiveState } from "./learner-state";
-export { cloneState, initialLearnerState } from "./learner-state";
+export { initialLearnerState } from "./learner-state";
 export type { ItemRef } from "./features";
 export { FEATURE_NAMES, itemDifficulty } from "./features";
 export type { GradedEvent, LearnerEvent, UngradedEvent } from "./update";

@@ -60,7 +60,3 @@ export function initialLearnerState(params?: Pick<ModelParams, "filter">): Learn
   return { version: 1, seq: 0, global: newObjectiveState(v), objectives: {}, items: {}, itemCount: 0 };
 }
 
-/** Deep copy through JSON (the state is plain JSON by construction). */
-export function cloneState(state: LearnerState): LearnerState {
-  return JSON.parse(JSON.stringify(state)) as LearnerState;
-}

@@ -178,8 +178,11 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Writes the events and the updated learner state (inside the caller's transaction); returns the new state. */
   #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): LearnerState {
     const { storage } = this.ctx;
-    storage.kv.put("registration_id", request.registrationId);
-    storage.kv.put("graph_uuid", request.graphUuid);
+    // Constants of the registration: written once, not on every post.
+    if (storage.kv.get("registration_id") === undefined) {
+      storage.kv.put("registration_id", request.registrationId);
+      storage.kv.put("graph_uuid", request.graphUuid);
+    }
     if (request.focusGoalId) {
       storage.sql.exec(
         "INSERT INTO events (kind, module, graph_version, occurred_at, received_at, body) VALUES ('focus', NULL, NULL, ?, ?, ?)",

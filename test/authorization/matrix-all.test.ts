@@ -5,7 +5,7 @@ import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from ".
 import { call, uniqueId, type ApiResponse, type Json } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
-import { allows, expectErrorBody, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
+import { allows, expectCellOutcome, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
 import {
   adminTokenOf,
   assignAs,
@@ -329,14 +329,7 @@ async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise
   const { method, path } = pathOf(c, c.params?.(ctx) ?? {});
   const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
-  expect(res.status, label).toBe(expected);
-  if (expected < 300) {
-    if (expected === 204) expect(res.body, label).toBeNull();
-    await c.onSuccess?.(ctx, res, body);
-  } else {
-    expectErrorBody(res, expected);
-    await c.unchanged?.(ctx, body);
-  }
+  await expectCellOutcome(res, expected, label, () => c.onSuccess?.(ctx, res, body), () => c.unchanged?.(ctx, body));
 }
 
 let fx: MatrixFixture;

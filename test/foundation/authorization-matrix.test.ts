@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
 import { call, createAccount, uniqueId, type ApiResponse, type Json } from "../support/api";
-import { FOUNDATION_ROUTE, allows, expectErrorBody, factsOf, newFixture, newMember, newWorld, type CallerName, type Fixture, type SubjectKind, type World } from "./fixture";
+import { FOUNDATION_ROUTE, allows, expectCellOutcome, expectErrorBody, factsOf, newFixture, newMember, newWorld, type CallerName, type Fixture, type SubjectKind, type World } from "./fixture";
 
 /**
  * The authorization matrix of the foundation issue: every endpoint of the issue, called by each
@@ -263,14 +263,7 @@ async function runCell(fx: Fixture, c: Case, caller: CallerName, w: World, expec
   const { method, path } = pathOf(c.key, c.params?.(ctx) ?? {});
   const res = await call(method, path, { token: tokenOf(ctx), body });
   const label = `${caller} ${method} ${path} -> ${JSON.stringify(res.body)}`;
-  expect(res.status, label).toBe(expected);
-  if (expected < 300) {
-    if (expected === 204) expect(res.body, label).toBeNull();
-    await c.onSuccess?.(ctx, res, body);
-  } else {
-    expectErrorBody(res, expected);
-    await c.unchanged?.(ctx, body);
-  }
+  await expectCellOutcome(res, expected, label, () => c.onSuccess?.(ctx, res, body), () => c.unchanged?.(ctx, body));
 }
 
 let fx: Fixture;

@@ -114,3 +114,24 @@ export function factsOf(caller: CallerName, subject: SubjectKind): Set<Role> {
 
 /** Whether a rule row lets a caller with these facts through. */
 export const allows = (roles: readonly Role[], facts: Set<Role>) => roles.includes("any") || roles.some((r) => facts.has(r));
+
+/**
+ * The outcome every authorization-matrix cell asserts: the expected status; on success a 204 has no
+ * body and the route's effect is checked; on refusal the decided error body and nothing changed.
+ */
+export async function expectCellOutcome(
+  res: ApiResponse,
+  expected: number,
+  label: string,
+  onSuccess?: () => Promise<void> | void,
+  unchanged?: () => Promise<void> | void,
+): Promise<void> {
+  expect(res.status, label).toBe(expected);
+  if (expected < 300) {
+    if (expected === 204) expect(res.body, label).toBeNull();
+    await onSuccess?.();
+  } else {
+    expectErrorBody(res, expected);
+    await unchanged?.();
+  }
+}
