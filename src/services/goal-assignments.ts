@@ -60,7 +60,7 @@ export async function assignedGoalsOf(db: Db, registrationId: string): Promise<G
     .innerJoin(goals, eq(goals.id, goalAssignments.goalId))
     .innerJoin(registrations, eq(registrations.id, goalAssignments.registrationId))
     .where(and(eq(goalAssignments.registrationId, registrationId), isNull(goals.deletedAt), isNull(registrations.deletedAt)))
-    .orderBy(asc(goals.createdAt), asc(goals.id))
+    .orderBy(asc(goals.createdAt), asc(sql`goals.rowid`))
     .all();
   return rows.map((r) => r.goal);
 }
@@ -78,7 +78,7 @@ export async function listAssignedRegistrations(
     .from(goalAssignments)
     .innerJoin(registrations, eq(registrations.id, goalAssignments.registrationId))
     .where(and(...filters))
-    .orderBy(asc(registrations.createdAt), asc(registrations.id))
+    .orderBy(asc(registrations.createdAt), asc(sql`registrations.rowid`))
     .$dynamic();
   if (options.limit !== undefined || options.offset) query = query.limit(options.limit ?? -1).offset(options.offset ?? 0);
   return (await query.all()).map((r) => r.registration);
@@ -150,7 +150,7 @@ export async function batchAssignment(
       .select({ id: registrations.id })
       .from(registrations)
       .where(and(eq(registrations.learningInstanceId, li.id), eq(registrations.type, target.registration_type), isNull(registrations.deletedAt)))
-      .orderBy(asc(registrations.createdAt), asc(registrations.id))
+      .orderBy(asc(registrations.createdAt), asc(sql`registrations.rowid`))
       .all();
     const ids = regs.map((r) => r.id);
     await applyBatch(db, goal.id, action, ids, now);

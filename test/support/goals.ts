@@ -42,11 +42,10 @@ export async function goalWorld(p?: Partner): Promise<GoalWorld> {
   const partner = p ?? (await newPartner("Goals partner"));
   const li = await createInstance(partner);
   const [a1, a2, a3] = await Promise.all([createAccount(partner), createAccount(partner), createAccount(partner)]);
-  const [r1, r2, r3] = await Promise.all([
-    register(partner, a1!.id, li.id, "learner"),
-    register(partner, a2!.id, li.id, "learner"),
-    register(partner, a3!.id, li.id, "instructor"),
-  ]);
+  // One after another, so creation order (which the listings promise) is the order here.
+  const r1 = await register(partner, a1!.id, li.id, "learner");
+  const r2 = await register(partner, a2!.id, li.id, "learner");
+  const r3 = await register(partner, a3!.id, li.id, "instructor");
   const [instructorToken, learnerToken] = await Promise.all([partner.tokenFor(a3!.external_user_id), partner.tokenFor(a1!.external_user_id)]);
-  return { p: partner, li, learners: [r1!, r2!], instructor: r3!, instructorToken, learnerToken };
+  return { p: partner, li, learners: [r1, r2], instructor: r3, instructorToken, learnerToken };
 }
