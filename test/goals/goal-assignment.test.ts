@@ -9,14 +9,6 @@ import { assignmentPath, createGoal, goalBody, goalPath, goalWorld, type GoalWor
 let w: GoalWorld;
 beforeAll(async () => {
   w = await goalWorld();
-  // goalWorld registers in parallel, so two learners may share a created_at millisecond; the
-  // service lists registrations by (created_at, id): put w.learners in that order.
-  const created = new Map<string, number>();
-  for (const r of w.learners) {
-    const row = await env.DB.prepare("SELECT created_at FROM registrations WHERE id = ?").bind(r.id).first<{ created_at: number }>();
-    created.set(r.id, row!.created_at);
-  }
-  w.learners.sort((a, b) => created.get(a.id)! - created.get(b.id)! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 });
 
 const db = () => openDb(env.DB);
