@@ -5,8 +5,9 @@
  *
  * Functions later features use: `isAssigned`, `findAssignment`, `assignedGoalsOf`, `listAssignedRegistrations`.
  */
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { creationOrder } from "../db/creation-order";
 import { goalAssignments, goals, registrations, type GoalRow, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
 import { ApiError, notFound, unprocessable } from "../http/errors";
 import type { AssignTo, RegistrationType } from "./goals";
@@ -60,7 +61,7 @@ export async function assignedGoalsOf(db: Db, registrationId: string): Promise<G
     .innerJoin(goals, eq(goals.id, goalAssignments.goalId))
     .innerJoin(registrations, eq(registrations.id, goalAssignments.registrationId))
     .where(and(eq(goalAssignments.registrationId, registrationId), isNull(goals.deletedAt), isNull(registrations.deletedAt)))
-    .orderBy(asc(goals.createdAt), asc(sql`goals.rowid`))
+    .orderBy(...creationOrder(goals))
     .all();
   return rows.map((r) => r.goal);
 }
@@ -78,7 +79,7 @@ export async function listAssignedRegistrations(
     .from(goalAssignments)
     .innerJoin(registrations, eq(registrations.id, goalAssignments.registrationId))
     .where(and(...filters))
-    .orderBy(asc(registrations.createdAt), asc(sql`registrations.rowid`))
+    .orderBy(...creationOrder(registrations))
     .$dynamic();
   if (options.limit !== undefined || options.offset) query = query.limit(options.limit ?? -1).offset(options.offset ?? 0);
   return (await query.all()).map((r) => r.registration);
@@ -150,7 +151,7 @@ export async function batchAssignment(
       .select({ id: registrations.id })
       .from(registrations)
       .where(and(eq(registrations.learningInstanceId, li.id), eq(registrations.type, target.registration_type), isNull(registrations.deletedAt)))
-      .orderBy(asc(registrations.createdAt), asc(sql`registrations.rowid`))
+      .orderBy(...creationOrder(registrations))
       .all();
     const ids = regs.map((r) => r.id);
     await applyBatch(db, goal.id, action, ids, now);

@@ -6,8 +6,9 @@
  *
  * Functions later features use: `findGoal`, `goalScope`, `goalBodyOf`, `goalDeadline`.
  */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { creationOrder } from "../db/creation-order";
 import { goalAssignments, goals, learningInstances, type GoalRow, type LearningInstanceRow } from "../db/schema";
 import { resolveGoalScope, type IdRef, type RemediationDepth } from "../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../graphs/runtime-graph";
@@ -325,7 +326,7 @@ export async function listGoals(db: Db, learningInstanceId: string, offset: numb
     .select({ id: goals.id, learningInstanceId: goals.learningInstanceId, body: goals.body, createdAt: goals.createdAt, updatedAt: goals.updatedAt })
     .from(goals)
     .where(and(eq(goals.learningInstanceId, learningInstanceId), isNull(goals.deletedAt)))
-    .orderBy(asc(goals.createdAt), asc(sql`rowid`))
+    .orderBy(...creationOrder(goals))
     .limit(limit)
     .offset(offset)
     .all();

@@ -4,8 +4,9 @@
  * a D1 value is limited to about 2 MB. `loadRuntimeGraph` caches parsed and indexed versions per
  * isolate, so a Durable Object or Worker isolate reads and parses each version once.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { creationOrder } from "../db/creation-order";
 import { graphBlobs, graphs, graphVersions, type GraphRow } from "../db/schema";
 import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
@@ -213,7 +214,7 @@ export async function listGraphs(db: Db, partnerId: string, offset: number, limi
     .from(graphs)
     .innerJoin(graphVersions, and(eq(graphVersions.graphId, graphs.id), eq(graphVersions.version, graphs.version)))
     .where(eq(graphs.partnerId, partnerId))
-    .orderBy(asc(graphs.createdAt), asc(sql`graphs.rowid`))
+    .orderBy(...creationOrder(graphs))
     .limit(limit)
     .offset(offset)
     .all();

@@ -1,5 +1,6 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { creationOrder } from "../db/creation-order";
 import { goals, learningInstances, registrations, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
 import { notFound, unprocessable } from "../http/errors";
 import { resolveGraphRef } from "./graph-store";
@@ -114,7 +115,7 @@ export async function listLearningInstances(db: Db, partnerId: string, offset: n
     .select()
     .from(learningInstances)
     .where(and(eq(learningInstances.partnerId, partnerId), isNull(learningInstances.deletedAt)))
-    .orderBy(asc(learningInstances.createdAt), asc(sql`rowid`))
+    .orderBy(...creationOrder(learningInstances))
     .limit(limit)
     .offset(offset)
     .all();
@@ -133,7 +134,7 @@ export async function listRegistrationsOfInstance(
     .select()
     .from(registrations)
     .where(and(...filters))
-    .orderBy(asc(registrations.createdAt), asc(sql`rowid`))
+    .orderBy(...creationOrder(registrations))
     .limit(limit)
     .offset(offset)
     .all();

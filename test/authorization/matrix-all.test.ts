@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
+import { callerRules, type RouteKey } from "../../src/http/caller-rules";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/routes/goals.schemas";
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/routes/graphs.schemas";
 import { call, uniqueId, type ApiResponse, type Json } from "../support/api";

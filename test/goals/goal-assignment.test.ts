@@ -145,7 +145,7 @@ describe("goal assignment: batch", () => {
 describe("goal assignment: lifecycle", () => {
   it("config.assign_to applies at creation", async () => {
     const learners = await createGoal(w.p, w.li.id, goalBody({ config: { assign_to: "learners" } }));
-    expect(sorted((await listAssignedRegistrations(db(), learners.id)).map((r) => r.id))).toEqual(sorted(w.learners.map((r) => r.id)));
+    expect((await listAssignedRegistrations(db(), learners.id)).map((r) => r.id)).toEqual(w.learners.map((r) => r.id));
     const instructors = await createGoal(w.p, w.li.id, goalBody({ config: { assign_to: "instructors" } }));
     expect((await listAssignedRegistrations(db(), instructors.id)).map((r) => r.id)).toEqual([w.instructor.id]);
     const all = await createGoal(w.p, w.li.id, goalBody({ config: { assign_to: "all" } }));
@@ -162,7 +162,7 @@ describe("goal assignment: lifecycle", () => {
     expect((await call("DELETE", `/v0/registrations/${x.learners[1]!.id}`, { token: w.p.adminToken })).status).toBe(204);
     expect(await isAssigned(db(), g.id, x.learners[1]!.id)).toBe(false);
     expect(await assignedGoalsOf(db(), x.learners[1]!.id)).toEqual([]);
-    expect(sorted((await listAssignedRegistrations(db(), g.id)).map((r) => r.id))).toEqual(sorted([x.learners[0]!.id, x.instructor.id]));
+    expect((await listAssignedRegistrations(db(), g.id)).map((r) => r.id)).toEqual([x.learners[0]!.id, x.instructor.id]);
 
     expect((await call("DELETE", goalPath(x.li.id, g.id), { token: w.p.adminToken })).status).toBe(204);
     expect(await findGoal(db(), g.id)).toBeUndefined();
