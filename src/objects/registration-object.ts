@@ -9,7 +9,8 @@ import { loadItemParams, type ItemObservation, type ModelUpdateMessage } from ".
 import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
 import { outboxMessages, utf8Bytes } from "./outbox-messages";
 import { migrate } from "./registration-schema";
-import { modelGraphFor, SERVICE_PARAMS, SERVICE_PARAMS_ID } from "./model-context";
+import { SERVICE_PARAMS, SERVICE_PARAMS_ID } from "../model/service-params";
+import { modelGraphFor } from "./model-graph";
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** Queues take batches of at most 256 KB and 100 messages. */

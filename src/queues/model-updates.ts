@@ -1,6 +1,6 @@
 import { openDb } from "../db/client";
 import type { Env } from "../env";
-import { SERVICE_PARAMS } from "../objects/model-context";
+import { SERVICE_PARAMS } from "../model/service-params";
 import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-params";
 
 /**

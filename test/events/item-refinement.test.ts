@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { openDb } from "../../src/db/client";
 import { itemParams } from "../../src/db/schema";
 import worker from "../../src/index";
-import { SERVICE_PARAMS } from "../../src/objects/model-context";
+import { SERVICE_PARAMS } from "../../src/model/service-params";
 import type { RegistrationObject } from "../../src/objects/registration-object";
 import { clearItemParamsCache, type ModelUpdateMessage } from "../../src/services/item-params";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";

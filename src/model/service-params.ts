@@ -1,6 +1,6 @@
-import type { GraphIndex } from "../graphs/runtime-graph";
-import { buildGraph, checkParams, type ModelParams, type PrereqGraph } from "../model";
-import serviceParams from "../model/service-params.json";
+import serviceParams from "./service-params.json";
+import { checkParams } from "./check-params";
+import type { ModelParams } from "./params";
 
 /**
  * Population-level model parameters the service runs with: calibrated offline by
@@ -22,20 +22,4 @@ function fnv1a(text: string): string {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h.toString(16).padStart(8, "0");
-}
-
-const prereqGraphs = new WeakMap<GraphIndex, PrereqGraph>();
-
-/** The model's view of a graph's prerequisites, built once per loaded graph version. */
-export function modelGraphFor(graph: GraphIndex): PrereqGraph {
-  let built = prereqGraphs.get(graph);
-  if (!built) {
-    const prerequisites: Record<string, string[]> = {};
-    graph.graph.objectives.forEach((label, i) => {
-      prerequisites[label] = (graph.graph.prerequisites[i] ?? []).map((p) => graph.graph.objectives[p] as string);
-    });
-    built = buildGraph(prerequisites);
-    prereqGraphs.set(graph, built);
-  }
-  return built;
 }
