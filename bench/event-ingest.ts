@@ -62,4 +62,8 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) run().catch((e) => { console.error(e); process.exit(1); });
+if (import.meta.url === `file://${process.argv[1]}`)
+  run().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });

@@ -6,9 +6,9 @@
  * workerd (ingest request, Durable Object graph load): bench/graph-load.ts.
  */
 import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
+import { encodeRuntimeGraph } from "../src/graphs/runtime-codec";
 import { indexGraph, type RuntimeGraph } from "../src/graphs/runtime-graph";
 import { validateGraph } from "../src/graphs/validate-graph";
-import { encodeRuntimeGraph } from "../src/graphs/runtime-codec";
 import { BLOB_PART_CHARS, parseStoredRuntime } from "../src/services/graph-store";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
@@ -53,7 +53,9 @@ const indexOnly = time(() => indexGraph(runtime));
 const plainJson = JSON.stringify(runtime);
 const plainLoad = time(() => indexGraph(JSON.parse(plainJson) as RuntimeGraph));
 
-console.log(`graph: ${modules} modules (+${doc.bundles!.length} bundles), ${objectives} objectives, ${validation.value.counts.prerequisites} prerequisites; median of ${runs} runs, Node ${process.version}`);
+console.log(
+  `graph: ${modules} modules (+${doc.bundles!.length} bundles), ${objectives} objectives, ${validation.value.counts.prerequisites} prerequisites; median of ${runs} runs, Node ${process.version}`,
+);
 console.log("");
 console.log("step                                      time");
 console.log("----------------------------------------  ------------------------------------");

@@ -15,7 +15,7 @@
 //    puts the new version in the isolate cache; shows whether Worker and DO share that isolate).
 import { parseArgs } from "node:util";
 import { demoGraph } from "../test/support/demo-graph";
-import { api, startLocalService, type LocalService } from "./lib/local-service";
+import { api, type LocalService, startLocalService } from "./lib/local-service";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
 const { values } = parseArgs({
@@ -39,7 +39,8 @@ let answer = 0;
 
 /** One graded event (an assessing atom of the synthetic graph or of the demo graph); its latency in ms. */
 async function gradedEvent(service: LocalService, registrationId: string, moduleId: string): Promise<number> {
-  const body = JSON.stringify({ module_id: moduleId, interaction_end_time: new Date((clock += 1000)).toISOString(), is_correct: answer++ % 3 !== 0 });
+  clock += 1000;
+  const body = JSON.stringify({ module_id: moduleId, interaction_end_time: new Date(clock).toISOString(), is_correct: answer++ % 3 !== 0 });
   const t0 = performance.now();
   const res = await fetch(`${service.base}/v0/registrations/${registrationId}/graded-events`, {
     method: "POST",
@@ -127,4 +128,8 @@ export async function run(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) run().catch((e) => { console.error(e); process.exit(1); });
+if (import.meta.url === `file://${process.argv[1]}`)
+  run().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });

@@ -9,7 +9,7 @@
 //        never refuses: GET /v0/accounts/current 15000/min, token endpoint 60000/min per IP)
 // Prints per mode the median/mean/p90 of N sequential requests and the on/off ratio.
 import { parseArgs } from "node:util";
-import { startLocalService, type LocalService } from "./lib/local-service";
+import { type LocalService, startLocalService } from "./lib/local-service";
 
 const { values } = parseArgs({
   options: { requests: { type: "string", default: "1000" }, "token-requests": { type: "string", default: "90" }, control: { type: "boolean", default: false } },
@@ -19,7 +19,11 @@ const N = Math.min(10_000, Number(values.requests));
 const NT = Math.min(90, Number(values["token-requests"]));
 const SIGNING_KEY = `bench-${crypto.randomUUID()}${crypto.randomUUID()}`;
 
-interface Stats { median: number; mean: number; p90: number }
+interface Stats {
+  median: number;
+  mean: number;
+  p90: number;
+}
 const stats = (xs: number[]): Stats => {
   const s = [...xs].sort((a, b) => a - b);
   return { median: s[Math.floor(s.length / 2)]!, mean: s.reduce((a, b) => a + b, 0) / s.length, p90: s[Math.floor(s.length * 0.9)]! };
@@ -56,13 +60,21 @@ async function main() {
   try {
     process.stderr.write(`local D1 x2: applying migrations, creating a partner, starting wrangler dev\n`);
     const start = (multiplier: string) =>
-      startLocalService({ vars: { RATE_LIMIT_MULTIPLIER: multiplier, TOKEN_SIGNING_KEY: SIGNING_KEY } }).then((s) => (servers.push(s), s));
+      startLocalService({ vars: { RATE_LIMIT_MULTIPLIER: multiplier, TOKEN_SIGNING_KEY: SIGNING_KEY } }).then((s) => {
+        servers.push(s);
+        return s;
+      });
     const off = await start("off");
     const on = await start(values.control ? "off" : "1000");
     const tokenReq = (s: LocalService) => {
       const basic = `Basic ${btoa(`${s.credentials.client_id}:${s.credentials.client_secret}`)}`;
       const form = new URLSearchParams({ grant_type: "client_credentials", scope: s.credentials.admin_external_user_id }).toString();
-      return () => fetch(`${s.base}/v0/oauth/token`, { method: "POST", headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" }, body: form });
+      return () =>
+        fetch(`${s.base}/v0/oauth/token`, {
+          method: "POST",
+          headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
+          body: form,
+        });
     };
     const current = (s: LocalService) => () => fetch(`${s.base}/v0/accounts/current`, { headers: { Authorization: `Bearer ${s.adminToken}` } });
     const currentReq = { off: current(off), on: current(on) };
@@ -77,13 +89,18 @@ async function main() {
 function report(samples: Record<"current" | "token", Record<Mode, number[]>>) {
   if (values.control) console.log("CONTROL RUN: both servers have limits off; the ratio is the noise floor");
   const fmt = (s: Stats) => `median ${s.median.toFixed(2)} ms, mean ${s.mean.toFixed(2)} ms, p90 ${s.p90.toFixed(2)} ms`;
-  for (const [label, key] of [["GET /v0/accounts/current (token limit, 1 DO call either way)", "current"], ["POST /v0/oauth/token (IP limit: +1 DO call when on)", "token"]] as const) {
+  for (const [label, key] of [
+    ["GET /v0/accounts/current (token limit, 1 DO call either way)", "current"],
+    ["POST /v0/oauth/token (IP limit: +1 DO call when on)", "token"],
+  ] as const) {
     const off = stats(samples[key].off);
     const on = stats(samples[key].on);
     console.log(`${label}: n=${samples[key].off.length} off, ${samples[key].on.length} on`);
     console.log(`  off: ${fmt(off)}`);
     console.log(`  on:  ${fmt(on)}`);
-    console.log(`  ratio on/off: median ${(on.median / off.median).toFixed(3)}, mean ${(on.mean / off.mean).toFixed(3)}; added median ${(on.median - off.median).toFixed(2)} ms`);
+    console.log(
+      `  ratio on/off: median ${(on.median / off.median).toFixed(3)}, mean ${(on.mean / off.mean).toFixed(3)}; added median ${(on.median - off.median).toFixed(2)} ms`,
+    );
   }
 }
 

@@ -16,7 +16,10 @@ if (unknown.length) {
 let failed = 0;
 for (const name of wanted.length ? wanted : all) {
   console.log(`\n## ${name}\n`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], { stdio: "inherit", env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } });
+  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], {
+    stdio: "inherit",
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+  });
   if (result.status !== 0) {
     failed++;
     console.error(`${name} failed (exit ${result.status})`);

@@ -12,9 +12,9 @@
  * modules' mref- labels and QMAT's skill ids the objectives' lref- labels.
  */
 import { writeFileSync } from "node:fs";
-import { calibrate, type CalibrateOptions, type ModelParams } from "../src/model/index";
-import { d1Execute, sqlLiteral } from "./lib/wrangler";
+import { type CalibrateOptions, calibrate, type ModelParams } from "../src/model/index";
 import { readQmat, readRows, skillSetMap, timeScale, toSequences } from "./kt-data";
+import { d1Execute, sqlLiteral } from "./lib/wrangler";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,7 +39,9 @@ const params = calibrate(seqs, { ...options, log: process.argv.includes("--verbo
 // training data's own items and objectives are dropped: a partner's graph has its own, which start
 // from the global difficulty and are refined online (item_params).
 const service = process.argv.includes("--service");
-const out = service ? { ...params, items: {}, objectives: {}, meta: { ...params.meta, source: `${trainPath.split("/").slice(-2).join("/")} via npm run calibrate -- --service` } } : params;
+const out = service
+  ? { ...params, items: {}, objectives: {}, meta: { ...params.meta, source: `${trainPath.split("/").slice(-2).join("/")} via npm run calibrate -- --service` } }
+  : params;
 writeFileSync(outPath, service ? `${JSON.stringify(out, null, 1)}\n` : JSON.stringify(out));
 console.log(`calibrated on ${rows.length} rows / ${seqs.length} learners in ${((Date.now() - t0) / 1000).toFixed(1)}s -> ${outPath}`);
 

@@ -37,13 +37,28 @@ if (!outDir) {
   process.exit(2);
 }
 const dataDir = arg("data-dir", "/work/shared/data");
-const folds = arg("folds", "1,2,3,4,5").split(",").map((s) => Number(s.trim())).filter((k) => k >= 1 && k <= 5);
+const folds = arg("folds", "1,2,3,4,5")
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((k) => k >= 1 && k <= 5);
 const pidTrain = arg("pid-train", "train+valid");
 const merge = !argv.includes("--no-merge");
 
-interface Resp { user: string; item: string; correct: number; skills: number[] }
-const nums = (line: string | undefined): number[] => (line ?? "").split(",").filter((s) => s.trim() !== "").map(Number);
-const lines = (path: string): string[] => readFileSync(path, "utf8").split(/\r?\n/).filter((l) => l.trim() !== "");
+interface Resp {
+  user: string;
+  item: string;
+  correct: number;
+  skills: number[];
+}
+const nums = (line: string | undefined): number[] =>
+  (line ?? "")
+    .split(",")
+    .filter((s) => s.trim() !== "")
+    .map(Number);
+const lines = (path: string): string[] =>
+  readFileSync(path, "utf8")
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== "");
 
 /** assist2009_pid file: 4 lines per student (student,user_id / problems / skills / correct). */
 function readPid(path: string): Resp[] {
@@ -59,7 +74,10 @@ function readPid(path: string): Resp[] {
       const skill = s[t] as number;
       const correct = c[t] as number;
       if (merge && cur && cur.item === item && cur.correct === correct && !cur.skills.includes(skill)) cur.skills.push(skill);
-      else out.push((cur = { user, item, correct, skills: [skill] }));
+      else {
+        cur = { user, item, correct, skills: [skill] };
+        out.push(cur);
+      }
     }
   }
   return out;
@@ -73,7 +91,7 @@ function readUpdated(path: string, userOffset: number): Resp[] {
     const [s, c] = [nums(L[i + 1]), nums(L[i + 2])];
     if (s.length !== Number(L[i]) || c.length !== s.length) throw new Error(`${path}: record at line ${i + 1} has wrong length`);
     const user = String(userOffset + i / 3);
-    s.forEach((skill, t) => out.push({ user, item: String(skill), correct: c[t] as number, skills: [skill] }));
+    for (const [t, skill] of s.entries()) out.push({ user, item: String(skill), correct: c[t] as number, skills: [skill] });
   }
   return out;
 }
@@ -84,19 +102,24 @@ function write(dir: string, train: Resp[], test: Resp[]): void {
   const q = new Map<string, Set<number>>();
   for (const r of [...train, ...test]) {
     let set = q.get(r.item);
-    if (!set) q.set(r.item, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      q.set(r.item, set);
+    }
     for (const s of r.skills) set.add(s);
   }
   const key = (item: string): string => [...(q.get(item) ?? [])].sort((a, b) => a - b).join(" ");
   const setIds = new Map([...new Set([...q.keys()].map(key))].sort().map((k, i) => [k, i] as const));
   const rows = (rs: Resp[]): string =>
-    ["user_id\titem_id\ttimestamp\tcorrect\tskill_id", ...rs.map((r) => `${r.user}\t${r.item}\t0\t${r.correct}\t${setIds.get(key(r.item))}`)].join("\n") + "\n";
+    `${["user_id\titem_id\ttimestamp\tcorrect\tskill_id", ...rs.map((r) => `${r.user}\t${r.item}\t0\t${r.correct}\t${setIds.get(key(r.item))}`)].join("\n")}\n`;
   writeFileSync(join(dir, "train.csv"), rows(train));
   writeFileSync(join(dir, "test.csv"), rows(test));
   const items = [...q.keys()].sort((a, b) => Number(a) - Number(b));
-  writeFileSync(join(dir, "q_mat.csv"), ["item_id,skill_ids", ...items.map((i) => `${i},${key(i)}`)].join("\n") + "\n");
+  writeFileSync(join(dir, "q_mat.csv"), `${["item_id,skill_ids", ...items.map((i) => `${i},${key(i)}`)].join("\n")}\n`);
   const users = (rs: Resp[]): number => new Set(rs.map((r) => r.user)).size;
-  console.log(`${dir}: train ${train.length} rows / ${users(train)} users, test ${test.length} rows / ${users(test)} users, ${items.length} items, ${setIds.size} skill sets`);
+  console.log(
+    `${dir}: train ${train.length} rows / ${users(train)} users, test ${test.length} rows / ${users(test)} users, ${items.length} items, ${setIds.size} skill sets`,
+  );
 }
 
 const pid = join(dataDir, "assist2009_pid");

@@ -6,7 +6,7 @@
  * to PRED and prints AUC / RMSE / accuracy.
  */
 import { writeFileSync } from "node:fs";
-import { accuracy, applyGraded, auc, calibrate, initialLearnerState, logLoss, predictCorrect, rmse, type CalibrateOptions } from "../src/model/index";
+import { accuracy, applyGraded, auc, type CalibrateOptions, calibrate, initialLearnerState, logLoss, predictCorrect, rmse } from "../src/model/index";
 import { readQmat, readRows, skillSetMap, timeScale, toSequences } from "./kt-data";
 
 function arg(name: string): string | undefined {
@@ -56,11 +56,12 @@ function main(): void {
   const t2 = Date.now();
   const lines = ["p"];
   for (let i = 0; i < p.length; i++) lines.push((p[i] as number).toFixed(6));
-  writeFileSync(outPath, lines.join("\n") + "\n");
+  writeFileSync(outPath, `${lines.join("\n")}\n`);
   console.log(`train: ${trainRows.length} rows, ${train.seqs.length} learners; test: ${testRows.length} rows, ${test.seqs.length} learners`);
   console.log(`AUC ${auc(p, y).toFixed(4)}  RMSE ${rmse(p, y).toFixed(4)}  accuracy ${accuracy(p, y).toFixed(4)}  log-loss ${logLoss(p, y).toFixed(4)}`);
   console.log(`time: calibrate ${((t1 - t0) / 1000).toFixed(1)}s, predict ${((t2 - t1) / 1000).toFixed(1)}s`);
-  if (verbose) console.error(JSON.stringify(params.meta), JSON.stringify(Object.fromEntries(params.featureNames.map((n, i) => [n, +(params.dense[i] ?? 0).toFixed(3)]))));
+  if (verbose)
+    console.error(JSON.stringify(params.meta), JSON.stringify(Object.fromEntries(params.featureNames.map((n, i) => [n, +(params.dense[i] ?? 0).toFixed(3)]))));
 }
 
 main();

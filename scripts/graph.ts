@@ -48,7 +48,9 @@ function progressBar() {
       const width = 30;
       const ratio = total ? done / total : 1;
       const filled = Math.round(ratio * width);
-      process.stderr.write(`\r${phase.padEnd(14)} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${done}/${total}`);
+      process.stderr.write(
+        `\r${phase.padEnd(14)} [${"#".repeat(filled)}${".".repeat(width - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}% ${done}/${total}`,
+      );
       if (done === total) process.stderr.write("\n");
     },
     step(message: string) {
@@ -103,7 +105,7 @@ async function importCommand(flags: Map<string, string | true>): Promise<number>
   if (errors.length) return 1;
   if (flags.has("validate-only")) return 0;
 
-  const json = JSON.stringify(result.doc, null, 2) + "\n";
+  const json = `${JSON.stringify(result.doc, null, 2)}\n`;
   const out = str("out");
   if (out) {
     writeFileSync(out, json);

@@ -43,7 +43,7 @@ export function readRows(path: string): KtRow[] {
   const rows: KtRow[] = [];
   for (let n = 1; n < lines.length; n++) {
     const line = lines[n];
-    if (!line || !line.trim()) continue;
+    if (!line?.trim()) continue;
     const f = split(line);
     const c = Number(f[ic]);
     rows.push({
@@ -64,11 +64,14 @@ export function readQmat(path: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (let n = 1; n < lines.length; n++) {
     const line = lines[n];
-    if (!line || !line.trim()) continue;
+    if (!line?.trim()) continue;
     const m = /^\s*([^,\t;]+)[,\t;](.*)$/.exec(line);
     if (!m) continue;
     const item = (m[1] ?? "").trim();
-    const skills = (m[2] ?? "").trim().split(/[\s,;|]+/).filter((s) => s.length > 0);
+    const skills = (m[2] ?? "")
+      .trim()
+      .split(/[\s,;|]+/)
+      .filter((s) => s.length > 0);
     out.set(item, skills);
   }
   return out;
@@ -105,7 +108,12 @@ export function objectivesOf(qmat: Map<string, string[]>, row: KtRow, sets?: Map
 }
 
 /** Groups rows by user, keeping file order within each user. Returns sequences and the row index of each event. */
-export function toSequences(rows: readonly KtRow[], qmat: Map<string, string[]>, scale: number, sets?: Map<string, string[]>): { seqs: LearnerEvent[][]; rowIndex: number[][] } {
+export function toSequences(
+  rows: readonly KtRow[],
+  qmat: Map<string, string[]>,
+  scale: number,
+  sets?: Map<string, string[]>,
+): { seqs: LearnerEvent[][]; rowIndex: number[][] } {
   const byUser = new Map<string, number>();
   const seqs: LearnerEvent[][] = [];
   const rowIndex: number[][] = [];

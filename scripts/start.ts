@@ -2,12 +2,12 @@
 // Applies migrations to the local D1, ensures a signing key in .dev.vars and a demo partner,
 // serves http://localhost:8787 through wrangler's local simulator, seeds demo data, prints credentials.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { PartnerCredentials } from "../src/services/partners";
-import { createPartner } from "./partner";
 import { seedDemo } from "./lib/seed-demo";
 import { d1Query, wrangler, wranglerEnv } from "./lib/wrangler";
+import { createPartner } from "./partner";
 
 const PORT = Number(process.env.PORT ?? 8787);
 const BASE = `http://localhost:${PORT}`;

@@ -9,8 +9,8 @@ import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
 import { docsRouter } from "./routes/docs";
 import { eventsRouter } from "./routes/events";
-import { GRAPH_BODY_LIMIT_BYTES, graphsRouter, takesGraphDocument } from "./routes/graphs";
 import { goalsRouter } from "./routes/goals";
+import { GRAPH_BODY_LIMIT_BYTES, graphsRouter, takesGraphDocument } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
 import { oauthRouter } from "./routes/oauth";
 import { registrationsRouter } from "./routes/registrations";
@@ -75,8 +75,7 @@ export function createApp() {
     info: {
       title: "Pathwise API",
       version: "0.1.0",
-      description:
-        "Adaptive learning analytics and recommendations. Obtain a token with POST /v0/oauth/token, then send `Authorization: Bearer <token>`.",
+      description: "Adaptive learning analytics and recommendations. Obtain a token with POST /v0/oauth/token, then send `Authorization: Bearer <token>`.",
     },
   });
 

@@ -1,14 +1,14 @@
 // Starts the Worker under `wrangler dev` (the real workerd runtime, local D1 and Durable Objects)
 // on a private state directory, for benchmarks. Localhost only; stopped (or restarted) by the caller.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PartnerCredentials } from "../../src/services/partners";
-import { createPartner } from "../../scripts/partner";
 import { tokenFor } from "../../scripts/lib/seed-demo";
 import { wrangler, wranglerEnv } from "../../scripts/lib/wrangler";
+import { createPartner } from "../../scripts/partner";
+import type { PartnerCredentials } from "../../src/services/partners";
 
 export interface LocalService {
   base: string;

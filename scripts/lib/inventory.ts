@@ -17,7 +17,7 @@
 import type { GraphBundle, GraphDocument, GraphModule, GraphObjective, GraphTaxon } from "../../src/graphs/graph-document";
 import type { ModuleType } from "../../src/graphs/runtime-graph";
 import type { GraphIssue } from "../../src/graphs/validate-graph";
-import { parseCsv, type CsvRecord } from "./csv";
+import { type CsvRecord, parseCsv } from "./csv";
 
 export interface Source {
   file: string;
@@ -89,8 +89,16 @@ const TYPES: Record<string, ModuleType> = {
   both: "both",
 };
 
-const normalize = (h: string) => h.trim().toLowerCase().replace(/[\s-]+/g, "_");
-const splitList = (v: string | undefined) => (v ?? "").split(";").map((s) => s.trim()).filter(Boolean);
+const normalize = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
+const splitList = (v: string | undefined) =>
+  (v ?? "")
+    .split(";")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function columnsOf<K extends string>(header: CsvRecord | undefined, spec: Record<K, readonly string[]>): Record<K, number> {
   const names = (header?.fields ?? []).map(normalize);
@@ -128,7 +136,11 @@ export function inventoryToGraph(input: InventoryInput): InventoryResult {
     const rows = safeParse(input.prerequisitesCsv, prerequisitesFile, errors);
     const cols = columnsOf(rows[0], PREREQ_COLUMNS);
     if (rows.length && (cols.objective < 0 || cols.prerequisite < 0)) {
-      errors.push({ file: prerequisitesFile, line: rows[0]!.line, message: "the header must name the columns objective_id and prerequisite_id (objective_name optional)" });
+      errors.push({
+        file: prerequisitesFile,
+        line: rows[0]!.line,
+        message: "the header must name the columns objective_id and prerequisite_id (objective_name optional)",
+      });
     } else {
       const pending: { k: number; prerequisite: string; line: number }[] = [];
       rows.slice(1).forEach((row, r) => {
@@ -143,7 +155,11 @@ export function inventoryToGraph(input: InventoryInput): InventoryResult {
         const k = declare(id, prerequisitesFile, row.line);
         if (name) {
           if (named.has(id) && objectives[k]!.name !== name) {
-            warnings.push({ file: prerequisitesFile, line: row.line, message: `objective '${id}' is named '${objectives[k]!.name}' on an earlier row; keeping that name` });
+            warnings.push({
+              file: prerequisitesFile,
+              line: row.line,
+              message: `objective '${id}' is named '${objectives[k]!.name}' on an earlier row; keeping that name`,
+            });
           } else {
             objectives[k]!.name = name;
             named.add(id);

@@ -10,7 +10,7 @@ async function api(base: string, token: string, method: string, path: string, bo
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = (await res.json().catch(() => null)) as Record<string, any> | null;
+  const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json ?? {};
 }
@@ -21,7 +21,7 @@ export async function tokenFor(base: string, c: PartnerCredentials, scope: strin
     headers: { Authorization: `Basic ${btoa(`${c.client_id}:${c.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ grant_type: "client_credentials", scope }),
   });
-  const json = (await res.json()) as Record<string, any>;
+  const json = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`token: ${res.status} ${JSON.stringify(json)}`);
   return json.access_token as string;
 }

@@ -25,7 +25,15 @@ export function d1Execute(sql: string, target: Target = "local", persistTo?: str
   const file = join(dir, "statements.sql");
   try {
     writeFileSync(file, sql);
-    wrangler(["d1", "execute", "DB", `--${target}`, `--file=${file}`, ...(target === "remote" ? ["--yes"] : []), ...(persistTo ? [`--persist-to=${persistTo}`] : [])]);
+    wrangler([
+      "d1",
+      "execute",
+      "DB",
+      `--${target}`,
+      `--file=${file}`,
+      ...(target === "remote" ? ["--yes"] : []),
+      ...(persistTo ? [`--persist-to=${persistTo}`] : []),
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

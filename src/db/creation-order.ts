@@ -1,4 +1,4 @@
-import { asc, getTableName, sql, type SQL } from "drizzle-orm";
+import { asc, getTableName, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 
 /**

@@ -19,17 +19,17 @@ export function buildRuntimeGraph(doc: GraphDocument, options: BuildOptions): Ru
   const docObjectives = doc.learning_objectives;
   const n = docObjectives.length;
   const docIndex = new Map<string, number>();
-  docObjectives.forEach((o, i) => docIndex.set(o.id, i));
+  for (const [i, o] of docObjectives.entries()) docIndex.set(o.id, i);
 
   // prerequisites in document indices
   const docPrereqs: number[][] = docObjectives.map((o) => unique((o.prerequisites ?? []).map((p) => docIndex.get(p)!)));
   const docDependents: number[][] = Array.from({ length: n }, () => []);
-  docPrereqs.forEach((ps, i) => ps.forEach((p) => docDependents[p]!.push(i)));
+  for (const [i, ps] of docPrereqs.entries()) for (const p of ps) docDependents[p]!.push(i);
 
   // Kahn's algorithm: prerequisites first, document order among the ready ones
   const remaining = docPrereqs.map((ps) => ps.length);
   const ready = new MinQueue();
-  remaining.forEach((r, i) => r === 0 && ready.push(i));
+  for (const [i, r] of remaining.entries()) if (r === 0) ready.push(i);
   const order: number[] = [];
   while (ready.size) {
     const i = ready.pop();
@@ -38,19 +38,19 @@ export function buildRuntimeGraph(doc: GraphDocument, options: BuildOptions): Ru
   }
   if (order.length !== n) throw new Error("buildRuntimeGraph: the prerequisite relation has a cycle (validate first)");
   const rank = new Array<number>(n);
-  order.forEach((docI, k) => (rank[docI] = k));
+  for (const [k, docI] of order.entries()) rank[docI] = k;
 
   const objectives = order.map((i) => docObjectives[i]!.id);
   const objectiveNames = order.map((i) => docObjectives[i]!.name);
   const prerequisites = order.map((i) => docPrereqs[i]!.map((p) => rank[p]!).sort(byNumber));
   const dependents: number[][] = Array.from({ length: n }, () => []);
-  prerequisites.forEach((ps, k) => ps.forEach((p) => dependents[p]!.push(k)));
+  for (const [k, ps] of prerequisites.entries()) for (const p of ps) dependents[p]!.push(k);
   const depth = new Array<number>(n).fill(0);
   for (let k = 0; k < n; k++) for (const p of prerequisites[k]!) depth[k] = Math.max(depth[k]!, depth[p]! + 1);
 
   // modules: atoms then bundles
   const objectiveByLabel = new Map<string, number>();
-  objectives.forEach((o, k) => objectiveByLabel.set(o, k));
+  for (const [k, o] of objectives.entries()) objectiveByLabel.set(o, k);
   const uuidFor = (label: string) => options.previousUuids?.get(label) ?? newUuid();
   const modules: RuntimeModule[] = doc.modules.map((m) => ({
     label: m.id,
@@ -63,7 +63,7 @@ export function buildRuntimeGraph(doc: GraphDocument, options: BuildOptions): Ru
     algorithmic: m.algorithmic ?? false,
   }));
   const moduleByLabel = new Map<string, number>();
-  modules.forEach((m, i) => moduleByLabel.set(m.label, i));
+  for (const [i, m] of modules.entries()) moduleByLabel.set(m.label, i);
   for (const b of doc.bundles ?? []) {
     const members = unique(b.modules.map((id) => moduleByLabel.get(id)!));
     const objectiveSet = new Set<number>();

@@ -107,7 +107,10 @@ export function resolveGoalScope(index: GraphIndex, input: GoalScopeInput): Goal
   // Excluding a target is refused.
   for (const { ref, hit } of excludes) {
     if (!hit) continue;
-    if ((hit.kind === "objective" && targetKind === "objective" && targetObjectives.has(hit.index)) || (hit.kind === "module" && targetModules.has(hit.index))) {
+    if (
+      (hit.kind === "objective" && targetKind === "objective" && targetObjectives.has(hit.index)) ||
+      (hit.kind === "module" && targetModules.has(hit.index))
+    ) {
       problems.push({ path: ref.path, message: `'${ref.id}' is a goal target and cannot be excluded from the scope` });
     }
   }

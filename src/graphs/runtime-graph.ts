@@ -66,7 +66,7 @@ export function indexGraph(graph: RuntimeGraph): GraphIndex {
     moduleByUuid.set(m.uuid.toLowerCase(), i);
   });
   const objectiveByLabel = new Map<string, number>();
-  graph.objectives.forEach((o, i) => objectiveByLabel.set(o, i));
+  for (const [i, o] of graph.objectives.entries()) objectiveByLabel.set(o, i);
   return { graph, moduleByLabel, moduleByUuid, objectiveByLabel };
 }
 

@@ -196,10 +196,7 @@ export function validateGraph(doc: GraphDocument, options: ValidateOptions = {})
     const [from, to] = [cycle[0]!, cycle[1 % cycle.length]!];
     const j = (objectives[from]!.prerequisites ?? []).indexOf(objectives[to]!.id);
     const names = [...cycle, cycle[0]!].map((k) => objectives[k]!.id).join(" -> ");
-    error(
-      `.learning_objectives[${from}].prerequisites[${j}]`,
-      `prerequisite cycle: ${names} (each requires the next); remove one of these prerequisites`,
-    );
+    error(`.learning_objectives[${from}].prerequisites[${j}]`, `prerequisite cycle: ${names} (each requires the next); remove one of these prerequisites`);
   }
 
   // --- warnings on coverage ---
@@ -293,19 +290,20 @@ function cycleWithin(component: number[], adjacency: number[][]): number[] {
  * Objective and module ids (bundles included) of the previous version missing from the new
  * document: an update may add and rename, never remove (decisions.md).
  */
-export function removedIds(
-  previous: { objectives: readonly string[]; modules: readonly string[] },
-  doc: GraphDocument,
-  pathPrefix = "body",
-): GraphIssue[] {
+export function removedIds(previous: { objectives: readonly string[]; modules: readonly string[] }, doc: GraphDocument, pathPrefix = "body"): GraphIssue[] {
   const objectiveIds = new Set(doc.learning_objectives.map((o) => o.id));
   const moduleIds = new Set([...doc.modules.map((m) => m.id), ...(doc.bundles ?? []).map((b) => b.id)]);
   const issues: GraphIssue[] = [];
   for (const id of previous.objectives) {
-    if (!objectiveIds.has(id)) issues.push({ path: `${pathPrefix}.learning_objectives`, message: `learning objective '${id}' was removed; an update must keep every existing objective id` });
+    if (!objectiveIds.has(id))
+      issues.push({
+        path: `${pathPrefix}.learning_objectives`,
+        message: `learning objective '${id}' was removed; an update must keep every existing objective id`,
+      });
   }
   for (const id of previous.modules) {
-    if (!moduleIds.has(id)) issues.push({ path: `${pathPrefix}.modules`, message: `module '${id}' was removed; an update must keep every existing module and bundle id` });
+    if (!moduleIds.has(id))
+      issues.push({ path: `${pathPrefix}.modules`, message: `module '${id}' was removed; an update must keep every existing module and bundle id` });
   }
   return issues;
 }
@@ -340,11 +338,14 @@ export function nonAdditiveChanges(previous: RuntimeGraph, doc: GraphDocument, p
     if (k === undefined) return;
     const gone = lost(previous.prerequisites[k]!.map(objectiveLabel), o.prerequisites, objectiveIds);
     if (gone.length) {
-      issues.push({ path: `${pathPrefix}.learning_objectives[${i}].prerequisites`, message: `learning objective '${o.id}' lost prerequisite(s) ${list(gone)}; an update may add prerequisites, never remove them` });
+      issues.push({
+        path: `${pathPrefix}.learning_objectives[${i}].prerequisites`,
+        message: `learning objective '${o.id}' lost prerequisite(s) ${list(gone)}; an update may add prerequisites, never remove them`,
+      });
     }
   });
 
-  const previousModule = new Map(previous.modules.map((m, i) => [m.label, m]));
+  const previousModule = new Map(previous.modules.map((m, _i) => [m.label, m]));
   doc.modules.forEach((m, i) => {
     const before = previousModule.get(m.id);
     if (!before) return;
@@ -358,7 +359,10 @@ export function nonAdditiveChanges(previous: RuntimeGraph, doc: GraphDocument, p
     }
     const gone = lost(before.objectives.map(objectiveLabel), m.learning_objectives, objectiveIds);
     if (gone.length) {
-      issues.push({ path: `${path}.learning_objectives`, message: `module '${m.id}' lost aligned learning objective(s) ${list(gone)}; an update may add alignments, never remove them` });
+      issues.push({
+        path: `${path}.learning_objectives`,
+        message: `module '${m.id}' lost aligned learning objective(s) ${list(gone)}; an update may add alignments, never remove them`,
+      });
     }
   });
   (doc.bundles ?? []).forEach((b, i) => {
@@ -384,7 +388,10 @@ export function nonAdditiveChanges(previous: RuntimeGraph, doc: GraphDocument, p
     }
     const gone = lost(before.modules.map(moduleLabel), now.t.modules, docIds);
     if (gone.length) {
-      issues.push({ path: `${pathPrefix}.taxonomy[${now.i}].modules`, message: `taxon '${before.id}' lost module(s) ${list(gone)}; an update may add modules to a taxon, never remove them` });
+      issues.push({
+        path: `${pathPrefix}.taxonomy[${now.i}].modules`,
+        message: `taxon '${before.id}' lost module(s) ${list(gone)}; an update may add modules to a taxon, never remove them`,
+      });
     }
   }
   return issues;

@@ -33,8 +33,7 @@ export async function throttleByIp(c: Context<AppEnv>): Promise<IpDecision | und
 }
 
 /** `X-Service-Rate-Delay` when the request was held back, else nothing. */
-export const delayHeader = (d: IpDecision | undefined): Record<string, string> =>
-  d?.action === "delay" ? { "X-Service-Rate-Delay": String(d.delayMs) } : {};
+export const delayHeader = (d: IpDecision | undefined): Record<string, string> => (d?.action === "delay" ? { "X-Service-Rate-Delay": String(d.delayMs) } : {});
 
 /** Middleware for unauthenticated endpoints (the token endpoint): IP-based limit with queueing. */
 export function ipLimit() {

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { verifyAccessToken } from "../auth/access-token";
 import type { LimitCheck } from "../objects/token-gate";
 import type { AppEnv } from "./app-env";
-import { type RouteKey } from "./caller-rules";
+import type { RouteKey } from "./caller-rules";
 import { ApiError, unauthorized } from "./errors";
 import { delayHeader, throttleByIp } from "./ip-limit";
 import { type RateLimitRule, rateLimitFor, rateLimitHeaders, scaledLimit, tooManyHeaders } from "./rate-limits";

@@ -57,7 +57,12 @@ export const rateLimits: Readonly<Record<string, RateLimitRule>> = {
   [`POST ${REG}/{id}/recommendation-followed-events`]: token(15),
   [`POST ${REG}/{id}/batch-events`]: token(15),
   [`GET ${REG}/{id}/recommendation`]: token(15),
-  ...Object.fromEntries(METRICS.flatMap((m) => [[`POST ${LI}/{id}/metrics/${m}/rows`, token(225)], [`POST ${REG}/{id}/metrics/${m}/rows`, token(225)]])),
+  ...Object.fromEntries(
+    METRICS.flatMap((m) => [
+      [`POST ${LI}/{id}/metrics/${m}/rows`, token(225)],
+      [`POST ${REG}/{id}/metrics/${m}/rows`, token(225)],
+    ]),
+  ),
   "POST /v0/accounts/metrics/predicted-score": partner(140),
   [`POST ${LI}/{id}/metrics/status-and-progress`]: token(225),
   [`POST ${REG}/{id}/metrics/status-and-progress`]: token(225),

@@ -10,9 +10,9 @@
  *    so the training features have the same distribution as on new learners.
  *    The L2 strengths are chosen on a held-out split of training learners.
  */
-import { encodeFeatures, NUM_FEATURES, FEATURE_NAMES } from "./features";
-import { initialLearnerState } from "./learner-state";
+import { encodeFeatures, FEATURE_NAMES, NUM_FEATURES } from "./features";
 import { lbfgs } from "./lbfgs";
+import { initialLearnerState } from "./learner-state";
 import { logit, mulberry32, sigmoid } from "./math";
 import { auc, logLoss } from "./metrics";
 import { DEFAULT_FILTER, DEFAULT_GRAPH, type FilterParams, type ItemEntry, type ModelParams, type ObjectiveEntry } from "./params";
@@ -87,7 +87,8 @@ function uniq(objs: readonly string[]): readonly string[] {
 }
 
 function difficultyTables(seqs: readonly TrainingSequence[], objPrior: number, itemPrior: number): DifficultyTables {
-  let N = 0, W = 0;
+  let N = 0,
+    W = 0;
   const on = new Map<string, [number, number]>();
   const inn = new Map<string, [number, number, readonly string[]]>();
   for (const s of seqs) {
@@ -98,10 +99,16 @@ function difficultyTables(seqs: readonly TrainingSequence[], objPrior: number, i
       W += y;
       for (const k of uniq(e.objectives)) {
         const c = on.get(k);
-        if (c) { c[0]++; c[1] += y; } else on.set(k, [1, y]);
+        if (c) {
+          c[0]++;
+          c[1] += y;
+        } else on.set(k, [1, y]);
       }
       const c = inn.get(e.itemKey);
-      if (c) { c[0]++; c[1] += y; } else inn.set(e.itemKey, [1, y, e.objectives]);
+      if (c) {
+        c[0]++;
+        c[1] += y;
+      } else inn.set(e.itemKey, [1, y, e.objectives]);
     }
   }
   const p0 = (W + 1) / (N + 2);
@@ -109,8 +116,15 @@ function difficultyTables(seqs: readonly TrainingSequence[], objPrior: number, i
   for (const [k, [n, w]] of on) objectives.set(k, -logit((w + objPrior * p0) / (n + objPrior)));
   const items = new Map<string, [number, number]>();
   for (const [key, [n, w, objs]] of inn) {
-    let s = 0, c = 0;
-    for (const k of uniq(objs)) { const d = objectives.get(k); if (d !== undefined) { s += d; c++; } }
+    let s = 0,
+      c = 0;
+    for (const k of uniq(objs)) {
+      const d = objectives.get(k);
+      if (d !== undefined) {
+        s += d;
+        c++;
+      }
+    }
     const pPrior = sigmoid(-(c > 0 ? s / c : -logit(p0)));
     items.set(key, [-logit((w + itemPrior * pPrior) / (n + itemPrior)), n]);
   }
@@ -126,24 +140,33 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
   const objs = new Map<string, number>();
   const itemObjs: number[][] = [];
   let n = 0;
-  for (const s of seqs) for (const e of s) {
-    if (e.kind !== "graded") continue;
-    n++;
-    if (!items.has(e.itemKey)) {
-      items.set(e.itemKey, items.size);
-      const list: number[] = [];
-      for (const k of uniq(e.objectives)) {
-        let j = objs.get(k);
-        if (j === undefined) { j = objs.size; objs.set(k, j); }
-        list.push(j);
+  for (const s of seqs)
+    for (const e of s) {
+      if (e.kind !== "graded") continue;
+      n++;
+      if (!items.has(e.itemKey)) {
+        items.set(e.itemKey, items.size);
+        const list: number[] = [];
+        for (const k of uniq(e.objectives)) {
+          let j = objs.get(k);
+          if (j === undefined) {
+            j = objs.size;
+            objs.set(k, j);
+          }
+          list.push(j);
+        }
+        itemObjs.push(list);
       }
-      itemObjs.push(list);
     }
-  }
-  const S = seqs.length, I = items.size, K = objs.size;
-  const rowS = new Int32Array(n), rowI = new Int32Array(n), rowY = new Uint8Array(n);
+  const S = seqs.length,
+    I = items.size,
+    K = objs.size;
+  const rowS = new Int32Array(n),
+    rowI = new Int32Array(n),
+    rowY = new Uint8Array(n);
   // Learning covariates (PFA-style): mean over the item's objectives of log(1+prior wins / fails).
-  const rowLw = new Float64Array(n), rowLf = new Float64Array(n);
+  const rowLw = new Float64Array(n),
+    rowLf = new Float64Array(n);
   const counts = new Float64Array(I);
   let r = 0;
   seqs.forEach((s, si) => {
@@ -151,19 +174,36 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
     const fails = new Map<number, number>();
     for (const e of s) {
       if (e.kind !== "graded") continue;
-      rowS[r] = si; const ii = items.get(e.itemKey) as number; rowI[r] = ii; counts[ii] = (counts[ii] as number) + 1;
+      rowS[r] = si;
+      const ii = items.get(e.itemKey) as number;
+      rowI[r] = ii;
+      counts[ii] = (counts[ii] as number) + 1;
       const y = e.correct === true || e.correct === 1 ? 1 : 0;
       rowY[r] = y;
       const ks = itemObjs[ii] as number[];
-      let lw = 0, lf = 0;
-      for (const k of ks) { lw += Math.log1p(wins.get(k) ?? 0); lf += Math.log1p(fails.get(k) ?? 0); }
-      if (learning) { rowLw[r] = lw / (ks.length || 1); rowLf[r] = lf / (ks.length || 1); }
-      for (const k of ks) { if (y) wins.set(k, (wins.get(k) ?? 0) + 1); else fails.set(k, (fails.get(k) ?? 0) + 1); }
+      let lw = 0,
+        lf = 0;
+      for (const k of ks) {
+        lw += Math.log1p(wins.get(k) ?? 0);
+        lf += Math.log1p(fails.get(k) ?? 0);
+      }
+      if (learning) {
+        rowLw[r] = lw / (ks.length || 1);
+        rowLf[r] = lf / (ks.length || 1);
+      }
+      for (const k of ks) {
+        if (y) wins.set(k, (wins.get(k) ?? 0) + 1);
+        else fails.set(k, (fails.get(k) ?? 0) + 1);
+      }
       r++;
     }
   });
   // layout: [bias | θ (S) | b (I) | c (K) | learning weights (2)]
-  const oT = 1, oB = 1 + S, oC = 1 + S + I, oP = 1 + S + I + K, size = 3 + S + I + K;
+  const oT = 1,
+    oB = 1 + S,
+    oC = 1 + S + I,
+    oP = 1 + S + I + K,
+    size = 3 + S + I + K;
   const fn = (w: Float64Array, g: Float64Array): number => {
     g.fill(0);
     let loss = 0;
@@ -173,11 +213,13 @@ function raschTables(seqs: readonly TrainingSequence[], itemPrec: number, maxIte
       let c = 0;
       for (const k of ks) c += w[oC + k] as number;
       const m = ks.length || 1;
-      const lw = rowLw[q] as number, lf = rowLf[q] as number;
-      const z = (w[0] as number) + (w[oT + (rowS[q] as number)] as number) - (w[oB + ii] as number) - c / m + (w[oP] as number) * lw + (w[oP + 1] as number) * lf;
+      const lw = rowLw[q] as number,
+        lf = rowLf[q] as number;
+      const z =
+        (w[0] as number) + (w[oT + (rowS[q] as number)] as number) - (w[oB + ii] as number) - c / m + (w[oP] as number) * lw + (w[oP + 1] as number) * lf;
       const y = rowY[q] as number;
       const ez = Math.exp(-Math.abs(z));
-      loss += (z > 0 ? z : 0) + Math.log1p(ez) - y * z;
+      loss += Math.max(z, 0) + Math.log1p(ez) - y * z;
       const res = (z >= 0 ? 1 / (1 + ez) : ez / (1 + ez)) - y;
       g[0] = (g[0] as number) + res;
       g[oT + (rowS[q] as number)] = (g[oT + (rowS[q] as number)] as number) + res;
@@ -274,8 +316,14 @@ interface Vocab {
 }
 
 function extract(seqs: readonly TrainingSequence[], params: ModelParams, vocab: Vocab): Design {
-  let n = 0, nnz = 0;
-  for (const s of seqs) for (const e of s) if (e.kind === "graded") { n++; nnz += uniq(e.objectives).length; }
+  let n = 0,
+    nnz = 0;
+  for (const s of seqs)
+    for (const e of s)
+      if (e.kind === "graded") {
+        n++;
+        nnz += uniq(e.objectives).length;
+      }
   const F = NUM_FEATURES;
   const X = new Float64Array(n * F);
   const item = new Int32Array(n);
@@ -286,11 +334,15 @@ function extract(seqs: readonly TrainingSequence[], params: ModelParams, vocab: 
   const y = new Uint8Array(n);
   const filterP = new Float64Array(n);
   const buf = new Float64Array(F);
-  let r = 0, q = 0;
+  let r = 0,
+    q = 0;
   for (const s of seqs) {
     const st = initialLearnerState(params);
     for (const e of s) {
-      if (e.kind !== "graded") { applyUngraded(st, params, undefined, e); continue; }
+      if (e.kind !== "graded") {
+        applyUngraded(st, params, undefined, e);
+        continue;
+      }
       const objs = uniq(e.objectives);
       const ref = { itemKey: e.itemKey, objectives: objs };
       const t = e.timeMs ?? 0;
@@ -316,13 +368,25 @@ function extract(seqs: readonly TrainingSequence[], params: ModelParams, vocab: 
 
 function concatDesigns(ds: Design[]): Design {
   const F = NUM_FEATURES;
-  let n = 0, nnz = 0;
-  for (const d of ds) { n += d.n; nnz += d.objIdx.length; }
+  let n = 0,
+    nnz = 0;
+  for (const d of ds) {
+    n += d.n;
+    nnz += d.objIdx.length;
+  }
   const out: Design = {
-    n, X: new Float64Array(n * F), item: new Int32Array(n), objPtr: new Int32Array(n + 1), objIdx: new Int32Array(nnz),
-    objLw: new Float64Array(nnz), objLf: new Float64Array(nnz), y: new Uint8Array(n), filterP: new Float64Array(n),
+    n,
+    X: new Float64Array(n * F),
+    item: new Int32Array(n),
+    objPtr: new Int32Array(n + 1),
+    objIdx: new Int32Array(nnz),
+    objLw: new Float64Array(nnz),
+    objLf: new Float64Array(nnz),
+    y: new Uint8Array(n),
+    filterP: new Float64Array(n),
   };
-  let r = 0, q = 0;
+  let r = 0,
+    q = 0;
   for (const d of ds) {
     out.X.set(d.X, r * F);
     out.item.set(d.item, r);
@@ -349,7 +413,7 @@ function splitFolds<T>(xs: readonly T[], k: number, seed: number): T[][] {
     order[j] = t;
   }
   const folds: T[][] = Array.from({ length: k }, () => []);
-  order.forEach((idx, pos) => folds[pos % k]?.push(xs[idx] as T));
+  for (const [pos, idx] of order.entries()) folds[pos % k]?.push(xs[idx] as T);
   return folds;
 }
 
@@ -359,17 +423,30 @@ function crossFittedDesign(target: readonly TrainingSequence[], folds: number, s
   const designs: Design[] = [];
   for (let f = 0; f < parts.length; f++) {
     const rest: TrainingSequence[] = [];
-    parts.forEach((p, g) => { if (g !== f) rest.push(...p); });
+    parts.forEach((p, g) => {
+      if (g !== f) rest.push(...p);
+    });
     const params = filterOnlyParams(tables(rest, dc), filter);
     designs.push(extract(parts[f] ?? [], params, vocab));
   }
   return concatDesigns(designs);
 }
 
-interface Layout { F: number; nI: number; nO: number; offI: number; offOB: number; offOW: number; offOF: number; size: number }
+interface Layout {
+  F: number;
+  nI: number;
+  nO: number;
+  offI: number;
+  offOB: number;
+  offOW: number;
+  offOF: number;
+  size: number;
+}
 
 function layout(vocab: Vocab): Layout {
-  const F = NUM_FEATURES, nI = vocab.items.size, nO = vocab.objectives.size;
+  const F = NUM_FEATURES,
+    nI = vocab.items.size,
+    nO = vocab.objectives.size;
   return { F, nI, nO, offI: F, offOB: F + nI, offOW: F + nI + nO, offOF: F + nI + 2 * nO, size: F + nI + 3 * nO };
 }
 
@@ -402,7 +479,7 @@ function fitLogistic(d: Design, L: Layout, l2: L2Config, maxIter: number): Float
       const z = linearPredictor(d, L, w, r);
       const y = d.y[r] as number;
       const ez = Math.exp(-Math.abs(z));
-      loss += (z > 0 ? z : 0) + Math.log1p(ez) - y * z;
+      loss += Math.max(z, 0) + Math.log1p(ez) - y * z;
       const res = (z >= 0 ? 1 / (1 + ez) : ez / (1 + ez)) - y;
       const base = r * F;
       for (let j = 0; j < F; j++) g[j] = (g[j] as number) + res * (d.X[base + j] as number);
@@ -427,13 +504,17 @@ function fitLogistic(d: Design, L: Layout, l2: L2Config, maxIter: number): Float
   const hd = new Float64Array(L.size);
   for (let r = 0; r < d.n; r++) {
     const base = r * F;
-    for (let j = 0; j < F; j++) { const x = d.X[base + j] as number; hd[j] = (hd[j] as number) + 0.25 * x * x; }
+    for (let j = 0; j < F; j++) {
+      const x = d.X[base + j] as number;
+      hd[j] = (hd[j] as number) + 0.25 * x * x;
+    }
     const it = d.item[r] as number;
     if (it >= 0) hd[L.offI + it] = (hd[L.offI + it] as number) + 0.25;
     for (let q = d.objPtr[r] as number, e = d.objPtr[r + 1] as number; q < e; q++) {
       const k = d.objIdx[q] as number;
       if (k < 0) continue;
-      const lw = d.objLw[q] as number, lf = d.objLf[q] as number;
+      const lw = d.objLw[q] as number,
+        lf = d.objLf[q] as number;
       hd[L.offOB + k] = (hd[L.offOB + k] as number) + 0.25;
       hd[L.offOW + k] = (hd[L.offOW + k] as number) + 0.25 * lw * lw;
       hd[L.offOF + k] = (hd[L.offOF + k] as number) + 0.25 * lf * lf;
@@ -453,11 +534,12 @@ function scoreDesign(d: Design, L: Layout, w: Float64Array): { auc: number; logL
 function buildVocab(seqs: readonly TrainingSequence[]): Vocab {
   const items = new Map<string, number>();
   const objectives = new Map<string, number>();
-  for (const s of seqs) for (const e of s) {
-    if (e.kind !== "graded") continue;
-    if (!items.has(e.itemKey)) items.set(e.itemKey, items.size);
-    for (const k of e.objectives) if (!objectives.has(k)) objectives.set(k, objectives.size);
-  }
+  for (const s of seqs)
+    for (const e of s) {
+      if (e.kind !== "graded") continue;
+      if (!items.has(e.itemKey)) items.set(e.itemKey, items.size);
+      for (const k of e.objectives) if (!objectives.has(k)) objectives.set(k, objectives.size);
+    }
   return { items, objectives };
 }
 
@@ -521,7 +603,11 @@ export function calibrate(sequences: readonly TrainingSequence[], options: Calib
       for (const prec of precGrid.slice(1)) {
         const t = tables(A, { ...dc, raschItemPrecision: prec });
         const ll = filterLoss(t, filter);
-        if (ll < best) { best = ll; dc.raschItemPrecision = prec; tablesA = t; }
+        if (ll < best) {
+          best = ll;
+          dc.raschItemPrecision = prec;
+          tablesA = t;
+        }
       }
       log(`rasch item precision selected: ${dc.raschItemPrecision} (held-out filter log-loss ${best.toFixed(4)})`);
     }
@@ -529,7 +615,10 @@ export function calibrate(sequences: readonly TrainingSequence[], options: Calib
       let best = Infinity;
       for (const fp of filterGrid) {
         const ll = filterLoss(tablesA, fp);
-        if (ll < best) { best = ll; filter = fp; }
+        if (ll < best) {
+          best = ll;
+          filter = fp;
+        }
       }
       log(`filter selected: ${JSON.stringify(filter)} (held-out filter log-loss ${best.toFixed(4)})`);
       meta.filterHoldoutLogLoss = best;
@@ -542,7 +631,10 @@ export function calibrate(sequences: readonly TrainingSequence[], options: Calib
         const w = fitLogistic(dA, L, cfg, maxIter);
         const s = scoreDesign(dB, L, w);
         log(`l2 ${JSON.stringify(cfg)}: held-out AUC ${s.auc.toFixed(4)} log-loss ${s.logLoss.toFixed(4)}`);
-        if (s.logLoss < best) { best = s.logLoss; l2 = cfg; }
+        if (s.logLoss < best) {
+          best = s.logLoss;
+          l2 = cfg;
+        }
       }
       meta.l2HoldoutLogLoss = best;
     }
@@ -558,11 +650,23 @@ export function calibrate(sequences: readonly TrainingSequence[], options: Calib
   }
   for (const [key, k] of vocab.objectives) {
     const e = params.objectives[key];
-    if (e) { e[0] = w[L.offOB + k] as number; e[1] = w[L.offOW + k] as number; e[2] = w[L.offOF + k] as number; }
+    if (e) {
+      e[0] = w[L.offOB + k] as number;
+      e[1] = w[L.offOW + k] as number;
+      e[2] = w[L.offOF + k] as number;
+    }
   }
   params.meta = {
-    ...meta, l2: JSON.stringify(l2), difficulty: JSON.stringify(dc), learners: sequences.length, rows: design.n,
-    items: vocab.items.size, objectives: vocab.objectives.size, folds, seed, hasTime: hasTime ? 1 : 0,
+    ...meta,
+    l2: JSON.stringify(l2),
+    difficulty: JSON.stringify(dc),
+    learners: sequences.length,
+    rows: design.n,
+    items: vocab.items.size,
+    objectives: vocab.objectives.size,
+    folds,
+    seed,
+    hasTime: hasTime ? 1 : 0,
   };
   return params;
 }

@@ -103,7 +103,21 @@ export function encodeFeatures(state: LearnerState, params: ModelParams, item: I
   const d = itemDifficulty(params, item);
   const { z, s2 } = filterLogit(state, params, item, d);
   const g = state.global;
-  let muO = 0, lw = 0, lf = 0, ef = 0, es = 0, last = 0, sw = 0, sf = 0, fresh = 0, hrs = 0, lu = 0, res = 0, gap = 0, lda = 0, ldw = 0;
+  let muO = 0,
+    lw = 0,
+    lf = 0,
+    ef = 0,
+    es = 0,
+    last = 0,
+    sw = 0,
+    sf = 0,
+    fresh = 0,
+    hrs = 0,
+    lu = 0,
+    res = 0,
+    gap = 0,
+    lda = 0,
+    ldw = 0;
   for (const k of objs) {
     const o = state.objectives[k] ?? EMPTY;
     muO += o.mu;

@@ -3,7 +3,7 @@
  * fraction of its own mean shift (one hop), and shares part of the variance reduction.
  * Success is strong evidence for prerequisites; failure is strong evidence against dependents.
  */
-import { newObjectiveState, type LearnerState } from "./learner-state";
+import { type LearnerState, objectiveOf } from "./learner-state";
 import type { ModelParams } from "./params";
 
 export interface PrereqGraph {
@@ -20,7 +20,10 @@ export function buildGraph(prerequisites: Record<string, readonly string[]>): Pr
   for (const k of Object.keys(prerequisites).sort()) {
     const list = [...new Set(prerequisites[k] ?? [])].filter((p) => p !== k).sort();
     pre[k] = list;
-    for (const p of list) (dep[p] ??= []).push(k);
+    for (const p of list) {
+      dep[p] ??= [];
+      dep[p].push(k);
+    }
   }
   for (const p of Object.keys(dep)) dep[p]?.sort();
   return { prerequisites: pre, dependents: dep };
@@ -40,7 +43,7 @@ export function propagate(state: LearnerState, params: ModelParams, graph: Prere
   const pv = params.filter.priorVarObjective;
   const push = (target: string, f: number, s: ObjectiveShift): void => {
     if (exclude.has(target) || f <= 0) return;
-    const o = (state.objectives[target] ??= newObjectiveState(pv));
+    const o = objectiveOf(state, target, pv);
     o.mu += f * s.dMu;
     o.v *= 1 - f * (1 - s.varRatio);
   };

@@ -4,7 +4,7 @@
  * way). Steps shrink with the item's observation count; the total drift is bounded by refine.maxShift.
  * Mutates `params` in place (call it on the service's shared copy, never during an offline evaluation).
  */
-import { itemDifficulty, type ItemRef } from "./features";
+import { type ItemRef, itemDifficulty } from "./features";
 import { clamp } from "./math";
 import type { ModelParams } from "./params";
 

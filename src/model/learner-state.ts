@@ -55,8 +55,17 @@ export function newObjectiveState(variance: number): ObjectiveState {
   return { mu: 0, v: variance, n: 0, w: 0, u: 0, ef: 0, es: 0, last: 0, streak: 0, t: 0, r: 0, da: 0, dw: 0, q: 0 };
 }
 
+/** The objective's record, created with the prior variance on first touch. */
+export function objectiveOf(state: LearnerState, objective: string, priorVariance: number): ObjectiveState {
+  let o = state.objectives[objective];
+  if (!o) {
+    o = newObjectiveState(priorVariance);
+    state.objectives[objective] = o;
+  }
+  return o;
+}
+
 export function initialLearnerState(params?: Pick<ModelParams, "filter">): LearnerState {
   const v = params ? params.filter.priorVarGlobal : 0.6;
   return { version: 1, seq: 0, global: newObjectiveState(v), objectives: {}, items: {}, itemCount: 0 };
 }
-

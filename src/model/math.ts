@@ -20,7 +20,7 @@ export function expectedSigmoid(mean: number, variance: number): number {
 }
 
 export function clamp(x: number, lo: number, hi: number): number {
-  return x < lo ? lo : x > hi ? hi : x;
+  return x < lo ? lo : Math.min(x, hi);
 }
 
 /** Inverse of the standard normal CDF (Acklam's rational approximation, |rel err| < 1.2e-9). */

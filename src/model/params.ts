@@ -83,6 +83,9 @@ export const DECAY_TAU_MS = 86_400_000;
 /** Throws if `params` was calibrated for a different feature layout than this code computes. */
 export function assertCompatibleParams(params: ModelParams, featureNames: readonly string[]): void {
   if (params.version !== 1) throw new Error(`unsupported ModelParams version ${String(params.version)}`);
-  const ok = params.featureNames.length === featureNames.length && params.featureNames.every((n, i) => n === featureNames[i]) && params.dense.length === featureNames.length;
+  const ok =
+    params.featureNames.length === featureNames.length &&
+    params.featureNames.every((n, i) => n === featureNames[i]) &&
+    params.dense.length === featureNames.length;
   if (!ok) throw new Error("ModelParams feature layout does not match this model code; re-run calibrate");
 }

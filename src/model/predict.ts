@@ -1,5 +1,5 @@
 /** Prediction of correctness and per-objective proficiency summaries. Pure, read-only on the state. */
-import { encodeFeatures, NUM_FEATURES, type ItemRef } from "./features";
+import { encodeFeatures, type ItemRef, NUM_FEATURES } from "./features";
 import type { LearnerState } from "./learner-state";
 import { expectedSigmoid, normalQuantile, sigmoid } from "./math";
 import type { ModelParams } from "./params";

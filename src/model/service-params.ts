@@ -1,6 +1,6 @@
-import serviceParams from "./service-params.json";
 import { checkParams } from "./check-params";
 import type { ModelParams } from "./params";
+import serviceParams from "./service-params.json";
 
 /**
  * Population-level model parameters the service runs with: calibrated offline by

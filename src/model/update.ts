@@ -2,9 +2,9 @@
  * Online, deterministic state updates. O(#objectives of the item (+ their graph neighbours)) per event,
  * independent of history length. Updates mutate the given state in place and return it.
  */
-import { decayTo, filterLogit, itemDifficulty, type ItemRef } from "./features";
-import { propagate, type ObjectiveShift, type PrereqGraph } from "./graph-propagation";
-import { newObjectiveState, type LearnerState, type ObjectiveState } from "./learner-state";
+import { decayTo, filterLogit, type ItemRef, itemDifficulty } from "./features";
+import { type ObjectiveShift, type PrereqGraph, propagate } from "./graph-propagation";
+import { type LearnerState, type ObjectiveState, objectiveOf } from "./learner-state";
 import { expectedSigmoid } from "./math";
 import { EMA_FAST, EMA_RESIDUAL, EMA_SLOW, ITEM_MEMORY, type ModelParams } from "./params";
 
@@ -31,7 +31,7 @@ function forget(o: ObjectiveState, params: ModelParams, timeMs: number): void {
   const f = params.filter;
   const pv = f.priorVarObjective;
   if (o.v < pv) o.v = Math.min(pv, o.v + f.forgetVarPerDay * days);
-  if (f.forgetHalfLifeDays > 0) o.mu *= Math.pow(0.5, days / f.forgetHalfLifeDays);
+  if (f.forgetHalfLifeDays > 0) o.mu *= 0.5 ** (days / f.forgetHalfLifeDays);
 }
 
 /**
@@ -100,7 +100,7 @@ export function applyGraded(state: LearnerState, params: ModelParams, graph: Pre
   state.seq += 1;
   const os: ObjectiveState[] = [];
   for (const k of objs) {
-    const o = (state.objectives[k] ??= newObjectiveState(f.priorVarObjective));
+    const o = objectiveOf(state, k, f.priorVarObjective);
     forget(o, params, timeMs);
     os.push(o);
   }
@@ -141,7 +141,7 @@ export function applyUngraded(state: LearnerState, params: ModelParams, graph: P
   const m = objs.length || 1;
   const shifts: ObjectiveShift[] = [];
   for (const k of objs) {
-    const o = (state.objectives[k] ??= newObjectiveState(f.priorVarObjective));
+    const o = objectiveOf(state, k, f.priorVarObjective);
     forget(o, params, timeMs);
     const dMu = f.ungradedGain / m;
     o.mu += dMu;

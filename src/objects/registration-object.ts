@@ -1,16 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../db/client";
 import type { Env } from "../env";
-import type { ErrorDetail } from "../http/errors";
 import { findModule, type GraphIndex } from "../graphs/runtime-graph";
-import { applyEvent, initialLearnerState, predictCorrect, type ItemEntry, type LearnerEvent, type LearnerState, type ModelParams } from "../model";
-import { loadRuntimeGraph } from "../services/graph-store";
-import { loadItemParams, type ItemObservation, type ModelUpdateMessage } from "../services/item-params";
-import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
-import { outboxMessages, utf8Bytes } from "./outbox-messages";
-import { migrate } from "./registration-schema";
+import type { ErrorDetail } from "../http/errors";
+import { applyEvent, type ItemEntry, initialLearnerState, type LearnerEvent, type LearnerState, type ModelParams, predictCorrect } from "../model";
 import { SERVICE_PARAMS, SERVICE_PARAMS_ID } from "../model/service-params";
+import { loadRuntimeGraph } from "../services/graph-store";
+import { type ItemObservation, loadItemParams, type ModelUpdateMessage } from "../services/item-params";
 import { modelGraphFor } from "./model-graph";
+import { outboxMessages, utf8Bytes } from "./outbox-messages";
+import type { EventInput, IngestOutcome, IngestRequest } from "./registration-events";
+import { migrate } from "./registration-schema";
 
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** Queues take batches of at most 256 KB and 100 messages. */
@@ -160,7 +160,9 @@ export class RegistrationObject extends DurableObject<Env> {
     if (rows.length === 0) return;
     try {
       // The message id makes the consumer's work exactly-once even if a send is repeated.
-      await this.env.MODEL_UPDATES.sendBatch(rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })));
+      await this.env.MODEL_UPDATES.sendBatch(
+        rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })),
+      );
     } catch (error) {
       console.error(JSON.stringify({ registration: registrationId, outbox: "send failed, retrying", error: String(error) }));
       await this.ctx.storage.setAlarm(Date.now() + 10_000);

@@ -40,9 +40,7 @@ export class SlidingWindowLog {
     if (n >= limit) {
       // Room opens when enough of the oldest requests have left: with n >= limit counted,
       // the (n - limit + 1)-th oldest must leave (n === limit: the oldest).
-      const row = this.#sql
-        .exec<{ t: number }>("SELECT t FROM rl_hits WHERE bucket = ? AND t > ? ORDER BY t LIMIT 1 OFFSET ?", bucket, since, n - limit)
-        .one();
+      const row = this.#sql.exec<{ t: number }>("SELECT t FROM rl_hits WHERE bucket = ? AND t > ? ORDER BY t LIMIT 1 OFFSET ?", bucket, since, n - limit).one();
       const retryAfterMs = row.t + this.#windowMs - now;
       return { allowed: false, retryAfterMs, limit, remaining: 0, resetMs: retryAfterMs };
     }

@@ -9,6 +9,10 @@ import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-par
  * in the same D1 transaction as the parameter writes. A failure retries the whole batch.
  */
 export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage>, env: Env): Promise<void> {
-  await applyModelUpdates(openDb(env.DB), SERVICE_PARAMS, batch.messages.map((m) => m.body));
+  await applyModelUpdates(
+    openDb(env.DB),
+    SERVICE_PARAMS,
+    batch.messages.map((m) => m.body),
+  );
   batch.ackAll();
 }

@@ -12,9 +12,7 @@ const BatchEntry = z.object({
   body: z.object({ external_user_id: ExternalUserId }),
 });
 
-const BatchBody = z
-  .object({ requests: z.array(BatchEntry).min(1).max(50, { message: "at most 50 entries" }) })
-  .openapi("AccountsBatch");
+const BatchBody = z.object({ requests: z.array(BatchEntry).min(1).max(50, { message: "at most 50 entries" }) }).openapi("AccountsBatch");
 
 const BatchResult = z
   .object({

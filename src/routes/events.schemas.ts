@@ -4,7 +4,12 @@ import { isoDateTime, uuid } from "./common.schemas";
 export const MAX_BATCH_EVENTS = 500;
 
 const ModuleId = z.string().min(1).max(200).openapi({ description: "Atom UUID or its mref- label", example: "mref-frac-add-q1" });
-const Duration = z.number().int().min(0).max(7 * 24 * 3600 * 1000).openapi({ description: "Estimated time of primary attention, milliseconds" });
+const Duration = z
+  .number()
+  .int()
+  .min(0)
+  .max(7 * 24 * 3600 * 1000)
+  .openapi({ description: "Estimated time of primary attention, milliseconds" });
 
 const workFields = {
   duration: Duration.optional(),

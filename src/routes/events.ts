@@ -5,13 +5,18 @@ import { authorize } from "../http/authorize";
 import { apiRoute } from "../lib/define-route";
 import { createRouter } from "../lib/router";
 import type { EventInput } from "../objects/registration-events";
-import { checkGoals, checkTimes, ingestEvents, registrationContext, type RegistrationContext } from "../services/events";
+import { checkGoals, checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";
 import { jsonBody, uuidParams } from "./common.schemas";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "./events.schemas";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({
-  "idempotency-key": z.string().min(1).max(200).optional().openapi({ description: "Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h)" }),
+  "idempotency-key": z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: "Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h)" }),
 });
 const stored = { description: "Stored durably and applied to the learner model" };
 const refused = { description: "Unknown module or goal id (details name them)" };

@@ -49,7 +49,11 @@ function checkTargets(body: { targets?: { include: string[] }; topics?: { id: st
   for (const { ids, path } of lists) {
     ids.forEach((id, i) => {
       if (kindOf(id) !== firstKind) {
-        addIssue({ code: "custom", message: `targets must be all lref- or all mref- ids; '${id}' differs from the first target's kind (${firstKind})`, path: [...path, i] });
+        addIssue({
+          code: "custom",
+          message: `targets must be all lref- or all mref- ids; '${id}' differs from the first target's kind (${firstKind})`,
+          path: [...path, i],
+        });
       }
       if (seen.has(id)) addIssue({ code: "custom", message: `duplicate target '${id}'`, path: [...path, i] });
       seen.add(id);

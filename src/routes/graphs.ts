@@ -10,14 +10,7 @@ import { createRouter } from "../lib/router";
 import { findAccount } from "../services/accounts";
 import { findGraph, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
 import { json, jsonBody, pageQuery } from "./common.schemas";
-import {
-  GraphDocumentSchema,
-  GraphRefParams,
-  GraphSummarySchema,
-  GraphValidationSchema,
-  GraphWithIdsSchema,
-  GraphCountsSchema,
-} from "./graphs.schemas";
+import { GraphCountsSchema, GraphDocumentSchema, GraphRefParams, GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "./graphs.schemas";
 
 /**
  * Graph document bodies may be far larger than the 1 MiB rule (a 20,000-module graph is several
@@ -87,7 +80,10 @@ const updateRoute = apiRoute({
     200: json(Created, "The new version"),
     ...body413,
     409: json(z.any(), "Updated concurrently"),
-    422: json(z.any(), "Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each)"),
+    422: json(
+      z.any(),
+      "Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each)",
+    ),
   },
 });
 
@@ -98,7 +94,14 @@ const getRoute = apiRoute({
   summary: "A graph document (latest version unless ?version=N) with its id, version and module uuids",
   request: {
     params: GraphRefParams,
-    query: z.object({ version: z.coerce.number().int().min(1).optional().openapi({ param: { name: "version", in: "query" } }) }),
+    query: z.object({
+      version: z.coerce
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .openapi({ param: { name: "version", in: "query" } }),
+    }),
   },
   responses: { 200: json(GraphWithIdsSchema, "The graph") },
 });

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import type { LearningInstanceRow } from "../db/schema";
 import { authorize, type Subject } from "../http/authorize";
 import { unprocessable } from "../http/errors";
 import { apiRoute } from "../lib/define-route";
@@ -13,7 +14,6 @@ import {
   updateLearningInstance,
 } from "../services/learning-instances";
 import { registrationView } from "../services/registrations";
-import type { LearningInstanceRow } from "../db/schema";
 import { isoDateTime, json, jsonBody, noContent, pageQuery, uuidParams } from "./common.schemas";
 import { RegistrationSchema } from "./registrations.schemas";
 
@@ -108,7 +108,12 @@ const registrationsRouteDef = apiRoute({
   summary: "Registrations of the instance (bare array; optional type filter; paged by offset/limit)",
   request: {
     params: uuidParams("li_id"),
-    query: pageQuery.extend({ type: z.enum(["learner", "instructor"]).optional().openapi({ param: { name: "type", in: "query" } }) }),
+    query: pageQuery.extend({
+      type: z
+        .enum(["learner", "instructor"])
+        .optional()
+        .openapi({ param: { name: "type", in: "query" } }),
+    }),
   },
   responses: { 200: json(z.array(RegistrationSchema), "Registrations in creation order") },
 });

@@ -3,18 +3,21 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { ipLimit } from "../http/ip-limit";
 import { createRouter } from "../lib/router";
-import { OAuthError, authenticateClient, clientCredentialsGrant, refreshTokenGrant } from "../services/oauth";
+import { authenticateClient, clientCredentialsGrant, OAuthError, refreshTokenGrant, type TokenResponse } from "../services/oauth";
 import { ErrorSchema, json } from "./common.schemas";
 
 const TokenRequest = z
   .object({
     grant_type: z.enum(["client_credentials", "refresh_token"]),
-    scope: z.string().optional().openapi({ description: "client_credentials: the external_user_id the token acts for (the partner admin's for an admin token)" }),
+    scope: z
+      .string()
+      .optional()
+      .openapi({ description: "client_credentials: the external_user_id the token acts for (the partner admin's for an admin token)" }),
     refresh_token: z.string().optional().openapi({ description: "refresh_token grant: the refresh token to spend" }),
   })
   .openapi("TokenRequest");
 
-const TokenResponse = z
+const TokenResponseSchema = z
   .object({
     access_token: z.string(),
     token_type: z.literal("Bearer"),
@@ -44,7 +47,7 @@ const tokenRoute = createRoute({
   security: [{ Basic: [] }],
   request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: TokenRequest } } } },
   responses: {
-    200: json(TokenResponse, "A new token pair"),
+    200: json(TokenResponseSchema, "A new token pair"),
     400: json(OAuthErrorBody, "RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope"),
     401: json(OAuthErrorBody, "RFC 6749 error: invalid_client"),
     429: json(ErrorSchema, "IP-based limit: the queue for this client IP and path is full (X-Service-Rate-Exceeded: ip-limited)"),
@@ -55,10 +58,7 @@ function oauthError(c: Context<AppEnv>, error: OAuthError): Response {
   const errorId = crypto.randomUUID();
   if (error.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="pathwise"');
   c.header("Cache-Control", "no-store");
-  return c.json(
-    { error: error.error, error_description: error.description, code: error.status, message: error.description, error_id: errorId },
-    error.status,
-  );
+  return c.json({ error: error.error, error_description: error.description, code: error.status, message: error.description, error_id: errorId }, error.status);
 }
 
 /**
@@ -80,7 +80,7 @@ oauthRouter.post(
       }
       const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
       const grantType = form.get("grant_type");
-      let tokens;
+      let tokens: TokenResponse;
       if (grantType === "client_credentials") {
         tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, form.get("scope") ?? undefined);
       } else if (grantType === "refresh_token") {

@@ -1,17 +1,15 @@
 import { z } from "@hono/zod-openapi";
+import type { RegistrationRow } from "../db/schema";
 import { authorize } from "../http/authorize";
 import { apiRoute } from "../lib/define-route";
 import { createRouter } from "../lib/router";
 import { findAccount } from "../services/accounts";
 import { requireLearningInstance } from "../services/learning-instances";
 import { createRegistration, deleteRegistration, registrationView, requireRegistration } from "../services/registrations";
-import type { RegistrationRow } from "../db/schema";
 import { json, jsonBody, noContent, uuid, uuidParams } from "./common.schemas";
 import { RegistrationSchema, RegistrationType } from "./registrations.schemas";
 
-const CreateBody = z
-  .object({ account_id: uuid, learning_instance_id: uuid, type: RegistrationType })
-  .openapi("CreateRegistration");
+const CreateBody = z.object({ account_id: uuid, learning_instance_id: uuid, type: RegistrationType }).openapi("CreateRegistration");
 
 const regParams = uuidParams("reg_id");
 

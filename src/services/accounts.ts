@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { accessTokens, accounts, type AccountRow } from "../db/schema";
+import { type AccountRow, accessTokens, accounts } from "../db/schema";
 import type { Env } from "../env";
 import { unprocessable } from "../http/errors";
 import { containsEmail } from "./pii";
@@ -91,7 +91,12 @@ export async function disableAccount(env: Env, db: Db, account: AccountRow): Pro
   for (let i = 0; i < live.length; i += REVOKE_CONCURRENCY) {
     const chunk = live.slice(i, i + REVOKE_CONCURRENCY);
     await Promise.all(chunk.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
-    await db.delete(accessTokens).where(inArray(accessTokens.jti, chunk.map((t) => t.jti)));
+    await db.delete(accessTokens).where(
+      inArray(
+        accessTokens.jti,
+        chunk.map((t) => t.jti),
+      ),
+    );
   }
   await db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now)));
 }

@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { goals as goalsTable, graphs, learningInstances, registrations, type RegistrationRow } from "../db/schema";
+import { goals as goalsTable, graphs, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest, notFound, unprocessable, type ErrorDetail } from "../http/errors";
+import { badRequest, type ErrorDetail, notFound, unprocessable } from "../http/errors";
 import type { EventInput, IngestRequest } from "../objects/registration-events";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
@@ -35,7 +35,10 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
   const details: ErrorDetail[] = [];
   events.forEach((e, i) => {
     if (e.occurredAt > nowMs + FUTURE_TOLERANCE_MS) {
-      details.push({ path: e.path.replace(/module_id$/, e.kind === "recommendation-followed" ? "time_followed" : "interaction_end_time"), message: "more than 5 minutes in the future" });
+      details.push({
+        path: e.path.replace(/module_id$/, e.kind === "recommendation-followed" ? "time_followed" : "interaction_end_time"),
+        message: "more than 5 minutes in the future",
+      });
     }
     const previous = events[i - 1];
     if (newestFirst && previous && e.occurredAt > previous.occurredAt) {
@@ -54,7 +57,9 @@ export async function checkGoals(db: Db, registration: RegistrationRow, goals: {
     const rows = await db
       .select({ id: goalsTable.id })
       .from(goalsTable)
-      .where(and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, registration.learningInstanceId), isNull(goalsTable.deletedAt)))
+      .where(
+        and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, registration.learningInstanceId), isNull(goalsTable.deletedAt)),
+      )
       .all();
     for (const r of rows) known.add(r.id);
   }

@@ -8,7 +8,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
-import { goalAssignments, goals, registrations, type GoalRow, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
 import { ApiError, notFound, unprocessable } from "../http/errors";
 import type { AssignTo, RegistrationType } from "./goals";
 
@@ -26,7 +26,12 @@ export function assignByTypes(db: Db, goalId: string, liId: string, types: Regis
 }
 
 /** The registration types `config.assign_to` assigns at creation. */
-export const ASSIGN_TYPES: Record<AssignTo, RegistrationType[]> = { none: [], learners: ["learner"], instructors: ["instructor"], all: ["learner", "instructor"] };
+export const ASSIGN_TYPES: Record<AssignTo, RegistrationType[]> = {
+  none: [],
+  learners: ["learner"],
+  instructors: ["instructor"],
+  all: ["learner", "instructor"],
+};
 
 // --- one registration ---
 
@@ -43,12 +48,7 @@ export async function findAssignment(db: Db, goalId: string, registrationId: str
     .innerJoin(goals, eq(goals.id, goalAssignments.goalId))
     .innerJoin(registrations, eq(registrations.id, goalAssignments.registrationId))
     .where(
-      and(
-        eq(goalAssignments.goalId, goalId),
-        eq(goalAssignments.registrationId, registrationId),
-        isNull(goals.deletedAt),
-        isNull(registrations.deletedAt),
-      ),
+      and(eq(goalAssignments.goalId, goalId), eq(goalAssignments.registrationId, registrationId), isNull(goals.deletedAt), isNull(registrations.deletedAt)),
     )
     .get();
 }

@@ -9,12 +9,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
-import { goalAssignments, goals, learningInstances, type GoalRow, type LearningInstanceRow } from "../db/schema";
-import { resolveGoalScope, type IdRef, type RemediationDepth } from "../graphs/resolve-goal-scope";
+import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, learningInstances } from "../db/schema";
+import { type IdRef, type RemediationDepth, resolveGoalScope } from "../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../graphs/runtime-graph";
+import { type ErrorDetail, notFound, unprocessable } from "../http/errors";
 import { addIsoDuration, parseIsoDuration } from "../lib/iso-duration";
-import { notFound, unprocessable, type ErrorDetail } from "../http/errors";
-import { assignByTypes, ASSIGN_TYPES } from "./goal-assignments";
+import { ASSIGN_TYPES, assignByTypes } from "./goal-assignments";
 import { latestGraphVersion, loadRuntimeGraph, resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
 
@@ -225,7 +225,9 @@ export async function goalScope(db: Db, goal: GoalRow): Promise<GoalScope> {
     fresh = resolveScope(index, goalBodyOf(goal));
   } catch (error) {
     // Cannot happen for an additive update (every id the goal names is kept); keep what is stored, visibly.
-    console.error(JSON.stringify({ goal: goal.id, graph: goal.graphUuid, version: latest, scope: "re-resolution failed; stored scope kept", error: String(error) }));
+    console.error(
+      JSON.stringify({ goal: goal.id, graph: goal.graphUuid, version: latest, scope: "re-resolution failed; stored scope kept", error: String(error) }),
+    );
     return stored;
   }
   await db
@@ -294,10 +296,7 @@ export async function updateGoal(db: Db, li: LearningInstanceRow, current: GoalR
 
 /** Soft-deletes the goal (the row stays for the record) and removes its assignments. */
 export async function deleteGoal(db: Db, goalId: string, now = Date.now()): Promise<void> {
-  await db.batch([
-    db.delete(goalAssignments).where(eq(goalAssignments.goalId, goalId)),
-    db.update(goals).set({ deletedAt: now }).where(eq(goals.id, goalId)),
-  ]);
+  await db.batch([db.delete(goalAssignments).where(eq(goalAssignments.goalId, goalId)), db.update(goals).set({ deletedAt: now }).where(eq(goals.id, goalId))]);
 }
 
 /** A live goal (not deleted, in a live learning instance) of any partner; callers check the partner. */

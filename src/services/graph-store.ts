@@ -7,12 +7,12 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
-import { graphBlobs, graphs, graphVersions, type GraphRow } from "../db/schema";
+import { type GraphRow, graphBlobs, graphs, graphVersions } from "../db/schema";
 import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
 import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from "../graphs/runtime-codec";
-import { indexGraph, type GraphIndex, type RuntimeGraph } from "../graphs/runtime-graph";
-import { nonAdditiveChanges, validateGraph, type GraphIssue } from "../graphs/validate-graph";
+import { type GraphIndex, indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
+import { type GraphIssue, nonAdditiveChanges, validateGraph } from "../graphs/validate-graph";
 import { ApiError, unprocessable } from "../http/errors";
 
 /** Characters per stored part: at most ~1.5 MB of UTF-8 even for non-Latin text (D1 allows ~2 MB per value). */
@@ -119,10 +119,7 @@ export async function updateGraph(db: Db, current: GraphRow, doc: GraphDocument,
   if (!previous) throw new Error(`graph ${current.id} version ${current.version} has no runtime form`);
   const changes = nonAdditiveChanges(previous.graph, doc);
   if (changes.length) {
-    throw invalid(
-      `An update may only add to the graph and rename; ${changes.length} existing id(s) were removed or lost something (see details).`,
-      changes,
-    );
+    throw invalid(`An update may only add to the graph and rename; ${changes.length} existing id(s) were removed or lost something (see details).`, changes);
   }
   const next: GraphRow = { ...current, name: doc.name, version: current.version + 1, updatedAt: now };
   try {

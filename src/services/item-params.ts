@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { appliedModelUpdates, itemParams } from "../db/schema";
-import { refineItem, type ItemEntry, type ModelParams } from "../model";
+import { type ItemEntry, type ModelParams, refineItem } from "../model";
 
 /** One graded answer, as the RegistrationObject reports it for online item refinement. */
 export interface ItemObservation {
@@ -52,11 +52,19 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
   const ids = messages.map((m) => m.id);
   const seen = new Set<string>();
   for (let i = 0; i < ids.length; i += 90) {
-    const rows = await db.select({ id: appliedModelUpdates.messageId }).from(appliedModelUpdates).where(inArray(appliedModelUpdates.messageId, ids.slice(i, i + 90))).all();
+    const rows = await db
+      .select({ id: appliedModelUpdates.messageId })
+      .from(appliedModelUpdates)
+      .where(inArray(appliedModelUpdates.messageId, ids.slice(i, i + 90)))
+      .all();
     for (const r of rows) seen.add(r.id);
   }
   // A message not yet applied, once (a batch may hold a redelivery of the same message).
-  const fresh = messages.filter((m) => !seen.has(m.id) && (seen.add(m.id), true));
+  const fresh = messages.filter((m) => {
+    if (seen.has(m.id)) return false;
+    seen.add(m.id);
+    return true;
+  });
   if (fresh.length === 0) return 0;
 
   const writes = [];

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
-import { goals, learningInstances, registrations, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { goals, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import { notFound, unprocessable } from "../http/errors";
 import { resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
@@ -93,10 +93,7 @@ export async function updateLearningInstance(db: Db, current: LearningInstanceRo
     startDate: fields.start_date !== undefined ? (isoUtc(fields.start_date) ?? null) : current.startDate,
     endDate: fields.end_date !== undefined ? (isoUtc(fields.end_date) ?? null) : current.endDate,
   };
-  await db
-    .update(learningInstances)
-    .set({ name: next.name, startDate: next.startDate, endDate: next.endDate })
-    .where(eq(learningInstances.id, current.id));
+  await db.update(learningInstances).set({ name: next.name, startDate: next.startDate, endDate: next.endDate }).where(eq(learningInstances.id, current.id));
   return next;
 }
 
@@ -104,8 +101,14 @@ export async function updateLearningInstance(db: Db, current: LearningInstanceRo
 export async function deleteLearningInstance(db: Db, id: string): Promise<void> {
   const now = Date.now();
   await db.batch([
-    db.update(registrations).set({ deletedAt: now }).where(and(eq(registrations.learningInstanceId, id), isNull(registrations.deletedAt))),
-    db.update(goals).set({ deletedAt: now }).where(and(eq(goals.learningInstanceId, id), isNull(goals.deletedAt))),
+    db
+      .update(registrations)
+      .set({ deletedAt: now })
+      .where(and(eq(registrations.learningInstanceId, id), isNull(registrations.deletedAt))),
+    db
+      .update(goals)
+      .set({ deletedAt: now })
+      .where(and(eq(goals.learningInstanceId, id), isNull(goals.deletedAt))),
     db.update(learningInstances).set({ deletedAt: now }).where(eq(learningInstances.id, id)),
   ]);
 }

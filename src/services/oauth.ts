@@ -3,7 +3,7 @@ import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
-import { accessTokens, partners, refreshTokens, type AccountRow, type PartnerRow } from "../db/schema";
+import { type AccountRow, accessTokens, type PartnerRow, partners, refreshTokens } from "../db/schema";
 import type { Env } from "../env";
 import { findAccount, findAccountByExternalId } from "./accounts";
 
@@ -83,14 +83,7 @@ export async function refreshTokenGrant(env: Env, db: Db, config: Config, partne
   const spent = await db
     .update(refreshTokens)
     .set({ usedAt: now })
-    .where(
-      and(
-        eq(refreshTokens.tokenHash, tokenHash),
-        eq(refreshTokens.partnerId, partner.id),
-        isNull(refreshTokens.usedAt),
-        gt(refreshTokens.expiresAt, now),
-      ),
-    )
+    .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
     .returning({ accountId: refreshTokens.accountId });
   const accountId = spent[0]?.accountId;
   const account = accountId ? await findAccount(db, accountId) : undefined;

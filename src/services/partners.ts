@@ -1,6 +1,6 @@
 import { hashSecret, randomSecret } from "../auth/secrets";
 import type { Db } from "../db/client";
-import { accounts, partners, type AccountRow, type PartnerRow } from "../db/schema";
+import { type AccountRow, accounts, type PartnerRow, partners } from "../db/schema";
 import { ADMIN_ENTITLEMENTS } from "./accounts";
 
 /** What the operator is shown once: the secret is stored only as a digest. */

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { registrations, type AccountRow, type LearningInstanceRow, type RegistrationRow } from "../db/schema";
+import { type AccountRow, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
 import { notFound, unprocessable } from "../http/errors";
 
 export type RegistrationType = "learner" | "instructor";
@@ -17,13 +17,13 @@ export function registrationView(row: RegistrationRow): RegistrationView {
 }
 
 export async function hasLiveRegistration(db: Db, accountId: string, learningInstanceId: string, type?: RegistrationType): Promise<boolean> {
-  const filters = [
-    eq(registrations.accountId, accountId),
-    eq(registrations.learningInstanceId, learningInstanceId),
-    isNull(registrations.deletedAt),
-  ];
+  const filters = [eq(registrations.accountId, accountId), eq(registrations.learningInstanceId, learningInstanceId), isNull(registrations.deletedAt)];
   if (type) filters.push(eq(registrations.type, type));
-  const row = await db.select({ id: registrations.id }).from(registrations).where(and(...filters)).get();
+  const row = await db
+    .select({ id: registrations.id })
+    .from(registrations)
+    .where(and(...filters))
+    .get();
   return row !== undefined;
 }
 
@@ -50,9 +50,7 @@ export async function createRegistration(
   };
   const inserted = await db.insert(registrations).values(row).onConflictDoNothing().returning({ id: registrations.id });
   if (inserted.length === 0) {
-    throw unprocessable("The account is already registered in this learning instance.", [
-      { path: "body.account_id", message: "already registered" },
-    ]);
+    throw unprocessable("The account is already registered in this learning instance.", [{ path: "body.account_id", message: "already registered" }]);
   }
   return row;
 }

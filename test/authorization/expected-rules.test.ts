@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callerRules, type Role } from "../../src/http/caller-rules";
-import { allows, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
+import { allows, type CallerName, factsOf, type SubjectKind } from "../foundation/fixture";
 
 /**
  * The caller rules written out by hand from the spec text, independent of `callerRules`.
@@ -112,8 +112,14 @@ function implied(key: string, roles: readonly Role[]): Line {
 describe("callerRules against the hand-written expectations from the spec", () => {
   it("every callerRules key has a hand-written line, and every line names a callerRules key", () => {
     const keys = Object.keys(callerRules).sort();
-    expect(keys.filter((k) => !(k in EXPECTED)), "callerRules rows without a line in EXPECTED: write one from the spec").toEqual([]);
-    expect(Object.keys(EXPECTED).filter((k) => !(k in callerRules)), "lines for routes callerRules does not have").toEqual([]);
+    expect(
+      keys.filter((k) => !(k in EXPECTED)),
+      "callerRules rows without a line in EXPECTED: write one from the spec",
+    ).toEqual([]);
+    expect(
+      Object.keys(EXPECTED).filter((k) => !(k in callerRules)),
+      "lines for routes callerRules does not have",
+    ).toEqual([]);
   });
 
   for (const [key, roles] of Object.entries(callerRules)) {

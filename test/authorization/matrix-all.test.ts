@@ -2,21 +2,21 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/routes/goals.schemas";
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/routes/graphs.schemas";
-import { call, uniqueId, type ApiResponse, type Json } from "../support/api";
+import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
+import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
-import { allows, expectCellOutcome, factsOf, type CallerName, type SubjectKind } from "../foundation/fixture";
 import {
   adminTokenOf,
   assignAs,
   createGoalAs,
   createGraphAs,
   FOUNDATION_ROUTE,
-  minutesAgo,
+  type MatrixFixture,
   mintToken,
+  minutesAgo,
   newMatrixFixture,
   registrationObject,
-  type MatrixFixture,
   type Side,
 } from "./support";
 
@@ -63,8 +63,7 @@ const callerSide = (ctx: Ctx) => (ctx.caller === "otherPartnerAdmin" ? ctx.fx.si
 
 const liParams = (ctx: Ctx) => ({ id: ctx.side.world.li.id });
 const freshGoal = async (ctx: Omit<Ctx, "s">) => ({ goal: await createGoalAs(ctx.side.p, ctx.side.world.li.id) });
-const assignmentOf = async (ctx: Ctx, goalId: string) =>
-  adminGet(ctx.side, assignmentPath(ctx.side.world.li.id, goalId, ctx.side.world.ownerReg.id));
+const assignmentOf = async (ctx: Ctx, goalId: string) => adminGet(ctx.side, assignmentPath(ctx.side.world.li.id, goalId, ctx.side.world.ownerReg.id));
 
 // ---- graphs -------------------------------------------------------------------------------------
 
@@ -329,7 +328,13 @@ async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise
   const { method, path } = pathOf(c, c.params?.(ctx) ?? {});
   const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
-  await expectCellOutcome(res, expected, label, () => c.onSuccess?.(ctx, res, body), () => c.unchanged?.(ctx, body));
+  await expectCellOutcome(
+    res,
+    expected,
+    label,
+    () => c.onSuccess?.(ctx, res, body),
+    () => c.unchanged?.(ctx, body),
+  );
 }
 
 let fx: MatrixFixture;

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { signAccessToken } from "../../src/auth/access-token";
-import { call, ensureDemoGraph, uniqueId, type Json, type Partner } from "../support/api";
+import { type Fixture, newFixture, type World } from "../foundation/fixture";
+import { call, ensureDemoGraph, type Json, type Partner, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalsPath } from "../support/goals";
-import { newFixture, type Fixture, type World } from "../foundation/fixture";
 
 /** The routes the foundation matrix (test/foundation/authorization-matrix.test.ts) covers. */
 export { FOUNDATION_ROUTE } from "../foundation/fixture";

@@ -1,7 +1,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
-import { call, createAccount, createInstance, newPartner, register, type Json, type Partner } from "../support/api";
+import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 
 interface Fixture {
   p: Partner;
@@ -217,10 +217,18 @@ describe("student events", () => {
   it("an Idempotency-Key reused for a different request is refused with 422 and stores nothing", async () => {
     const key = `reuse-${crypto.randomUUID()}`;
     const url = `/v0/registrations/${f.reg.id}/graded-events`;
-    const first = await call("POST", url, { token: f.p.adminToken, headers: { "Idempotency-Key": key }, body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true } });
+    const first = await call("POST", url, {
+      token: f.p.adminToken,
+      headers: { "Idempotency-Key": key },
+      body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
+    });
     expect(first.status).toBe(204);
     const before = await registration(f.reg.id).eventCount();
-    const other = await call("POST", url, { token: f.p.adminToken, headers: { "Idempotency-Key": key }, body: { module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: false } });
+    const other = await call("POST", url, {
+      token: f.p.adminToken,
+      headers: { "Idempotency-Key": key },
+      body: { module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: false },
+    });
     expect(other.status).toBe(422);
     expect(other.body.details).toEqual([{ path: "header.idempotency-key", message: expect.any(String) }]);
     expect(await registration(f.reg.id).eventCount()).toBe(before);
@@ -231,7 +239,9 @@ describe("student events", () => {
     const key = `race-${crypto.randomUUID()}`;
     const body = { module_id: "mref-b2", interaction_end_time: minutesAgo(1), is_correct: true };
     const tokens = await Promise.all(Array.from({ length: 10 }, () => extraAdminToken(f.p)));
-    const results = await Promise.all(tokens.map((token) => call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body, headers: { "Idempotency-Key": key } })));
+    const results = await Promise.all(
+      tokens.map((token) => call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body, headers: { "Idempotency-Key": key } })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(204));
     expect(await registration(fresh.id).eventCount()).toBe(1);
   });
@@ -280,7 +290,10 @@ describe("student events", () => {
     const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
     const token = await extraAdminToken(f.p);
     const post = (module: string, correct: boolean, m: number) =>
-      call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct } });
+      call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+        token,
+        body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct },
+      });
     expect((await post("mref-a1", true, 5)).status).toBe(204);
     expect((await post("mref-b1", false, 4)).status).toBe(204);
     const stub = registration(fresh.id);

@@ -23,7 +23,8 @@ async function flushOutbox(id: string): Promise<void> {
   expect(await registration(id).outboxSize()).toBe(0);
 }
 
-const demoGraphUuid = async (p: Awaited<ReturnType<typeof newPartner>>) => (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body.id as string;
+const demoGraphUuid = async (p: Awaited<ReturnType<typeof newPartner>>) =>
+  (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body.id as string;
 
 /** Waits for the model-updates consumer to have counted `n` graded answers for the graph. */
 async function expectObservations(graphUuid: string, n: number): Promise<void> {
@@ -92,15 +93,26 @@ describe("online item refinement", () => {
     await worker.queue(batch, env);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.length + (result.ackAll ? 2 : 0)).toBeGreaterThan(0);
-    const row = await openDb(env.DB).select().from(itemParams).where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1"))).get();
+    const row = await openDb(env.DB)
+      .select()
+      .from(itemParams)
+      .where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1")))
+      .get();
     expect(row?.observations).toBe(2);
     expect(row?.shift).toBeGreaterThan(0);
     // two surprising successes make the item easier: difficulty moves down by the accumulated shift
     expect(row!.difficulty).toBeCloseTo(SERVICE_PARAMS.globalDifficulty - row!.shift, 9);
 
     // a redelivery of the same message changes nothing
-    await worker.queue(createMessageBatch<ModelUpdateMessage>("pathwise-model-updates", [{ id: "m3", timestamp: new Date(), attempts: 2, body: message }]), env);
-    const again = await openDb(env.DB).select().from(itemParams).where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1"))).get();
+    await worker.queue(
+      createMessageBatch<ModelUpdateMessage>("pathwise-model-updates", [{ id: "m3", timestamp: new Date(), attempts: 2, body: message }]),
+      env,
+    );
+    const again = await openDb(env.DB)
+      .select()
+      .from(itemParams)
+      .where(and(eq(itemParams.graphId, graph.id), eq(itemParams.module, "mref-a1")))
+      .get();
     expect(again).toEqual(row);
   });
 
@@ -110,7 +122,10 @@ describe("online item refinement", () => {
     const graph = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body;
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
     const post = (module: string, correct: boolean, m: number) =>
-      call("POST", `/v0/registrations/${reg.id}/graded-events`, { token: p.adminToken, body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct } });
+      call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+        token: p.adminToken,
+        body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct },
+      });
     expect((await post("mref-b1", true, 10)).status).toBe(204);
     // the item bank learns that mref-b2 is very hard; the isolate's cache is refreshed
     await openDb(env.DB)

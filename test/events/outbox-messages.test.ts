@@ -15,11 +15,19 @@ describe("outbox messages", () => {
   });
 
   it("an observation too large on its own is sent without its objective list", () => {
-    const huge = { module: "mref-everything", objectives: Array.from({ length: 2000 }, (_, i) => `lref-${"x".repeat(60)}-${i}`), correct: true, predicted: 0.4 };
+    const huge = {
+      module: "mref-everything",
+      objectives: Array.from({ length: 2000 }, (_, i) => `lref-${"x".repeat(60)}-${i}`),
+      correct: true,
+      predicted: 0.4,
+    };
     const messages = outboxMessages(graph, [huge, { module: "mref-a", objectives: ["lref-a"], correct: false, predicted: 0.6 }]);
     for (const m of messages) expect(utf8Bytes(m)).toBeLessThanOrEqual(MESSAGE_BYTES);
     const back = messages.flatMap((m) => JSON.parse(m).observations);
-    expect(back).toEqual([{ ...huge, objectives: [] }, { module: "mref-a", objectives: ["lref-a"], correct: false, predicted: 0.6 }]);
+    expect(back).toEqual([
+      { ...huge, objectives: [] },
+      { module: "mref-a", objectives: ["lref-a"], correct: false, predicted: 0.6 },
+    ]);
   });
 
   it("no observations, no message", () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, newPartner, uniqueId, type Json, type Partner } from "../support/api";
+import { call, createAccount, type Json, newPartner, type Partner, uniqueId } from "../support/api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -59,7 +59,10 @@ describe("POST /v0/accounts", () => {
     expectValidation(await post({ external_user_id: "x".repeat(256) }), "body.external_user_id");
     expectErrorBody(await post([]), 400);
     expectErrorBody(await post("student"), 400);
-    expectErrorBody(await call("POST", "/v0/accounts", { token: p.adminToken, raw: '{"external_user_id": "a",', headers: { "Content-Type": "application/json" } }), 400);
+    expectErrorBody(
+      await call("POST", "/v0/accounts", { token: p.adminToken, raw: '{"external_user_id": "a",', headers: { "Content-Type": "application/json" } }),
+      400,
+    );
     expectErrorBody(await call("POST", "/v0/accounts", { token: p.adminToken }), 400);
   });
 });
@@ -142,7 +145,10 @@ describe("POST /v0/batch (deprecated)", () => {
   it("malformed entries are 400 with details naming the entry, and nothing of the batch is created", async () => {
     const good = uniqueId("bgood");
     expectValidation(await batch([entry(good), { method: "get", relative_url: "/accounts", body: { external_user_id: "a" } }]), "body.requests[1].method");
-    expectValidation(await batch([entry(good), { method: "post", relative_url: "/registrations", body: { external_user_id: "a" } }]), "body.requests[1].relative_url");
+    expectValidation(
+      await batch([entry(good), { method: "post", relative_url: "/registrations", body: { external_user_id: "a" } }]),
+      "body.requests[1].relative_url",
+    );
     expectValidation(await batch([entry(good), { method: "post", relative_url: "/accounts", body: {} }]), "body.requests[1].body.external_user_id");
     expectValidation(await batch([entry(good), entry(17)]), "body.requests[1].body.external_user_id");
     expectValidation(await batch([entry(good), { relative_url: "/accounts", body: { external_user_id: "a" } }]), "body.requests[1].method");

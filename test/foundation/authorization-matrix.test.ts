@@ -1,7 +1,20 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
-import { call, createAccount, uniqueId, type ApiResponse, type Json } from "../support/api";
-import { FOUNDATION_ROUTE, allows, expectCellOutcome, expectErrorBody, factsOf, newFixture, newMember, newWorld, type CallerName, type Fixture, type SubjectKind, type World } from "./fixture";
+import { type ApiResponse, call, createAccount, type Json, uniqueId } from "../support/api";
+import {
+  allows,
+  type CallerName,
+  expectCellOutcome,
+  expectErrorBody,
+  type Fixture,
+  FOUNDATION_ROUTE,
+  factsOf,
+  newFixture,
+  newMember,
+  newWorld,
+  type SubjectKind,
+  type World,
+} from "./fixture";
 
 /**
  * The authorization matrix of the foundation issue: every endpoint of the issue, called by each
@@ -263,7 +276,13 @@ async function runCell(fx: Fixture, c: Case, caller: CallerName, w: World, expec
   const { method, path } = pathOf(c.key, c.params?.(ctx) ?? {});
   const res = await call(method, path, { token: tokenOf(ctx), body });
   const label = `${caller} ${method} ${path} -> ${JSON.stringify(res.body)}`;
-  await expectCellOutcome(res, expected, label, () => c.onSuccess?.(ctx, res, body), () => c.unchanged?.(ctx, body));
+  await expectCellOutcome(
+    res,
+    expected,
+    label,
+    () => c.onSuccess?.(ctx, res, body),
+    () => c.unchanged?.(ctx, body),
+  );
 }
 
 let fx: Fixture;
@@ -280,7 +299,10 @@ describe("authorization matrix (callerRules)", () => {
   it("covers every foundation route of callerRules, and nothing that is not in it", () => {
     const foundationKeys = Object.keys(callerRules).filter((k) => FOUNDATION_ROUTE.test(k));
     const covered = new Set(CASES.map((c) => c.key));
-    expect(foundationKeys.filter((k) => !covered.has(k as RouteKey)), "callerRules rows without a matrix case").toEqual([]);
+    expect(
+      foundationKeys.filter((k) => !covered.has(k as RouteKey)),
+      "callerRules rows without a matrix case",
+    ).toEqual([]);
     for (const c of CASES) expect(Object.keys(callerRules)).toContain(c.key);
     // sanity: the derivation is not vacuous
     expect(foundationKeys.length).toBeGreaterThanOrEqual(14);

@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BASE, call, createAccount, tokenRequest, uniqueId, type ApiResponse, type Json } from "../support/api";
-import { expectErrorBody, newFixture, type Fixture } from "./fixture";
+import { type ApiResponse, BASE, call, createAccount, type Json, tokenRequest, uniqueId } from "../support/api";
+import { expectErrorBody, type Fixture, newFixture } from "./fixture";
 
 let fx: Fixture;
 beforeAll(async () => {
@@ -94,7 +94,10 @@ describe("error bodies and statuses", () => {
   });
 
   it("validation failures carry details with path and message", async () => {
-    const res = await call("POST", "/v0/registrations", { token: fx.a.adminToken, body: { account_id: "x", learning_instance_id: fx.world.li.id, type: "boss" } });
+    const res = await call("POST", "/v0/registrations", {
+      token: fx.a.adminToken,
+      body: { account_id: "x", learning_instance_id: fx.world.li.id, type: "boss" },
+    });
     expectErrorBody(res, 400);
     const paths = (res.body.details as Json[]).map((d) => d.path).sort();
     expect(paths).toEqual(["body.account_id", "body.type"]);
@@ -127,7 +130,10 @@ describe("error bodies and statuses", () => {
       expectErrorBody(res, 413);
     }
     // also on the token endpoint, and without a token
-    const token = await call("POST", "/v0/oauth/token", { raw: "a=" + "x".repeat(1024 * 1024 + 1), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const token = await call("POST", "/v0/oauth/token", {
+      raw: `a=${"x".repeat(1024 * 1024 + 1)}`,
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(token.status).toBe(413);
     expect((await call("POST", "/v0/accounts", { raw: big, headers: { "Content-Type": "application/json" } })).status).toBe(413);
     await createAccount(fx.a, ext); // the oversized create did not take the id
@@ -173,7 +179,14 @@ describe("request tracing", () => {
       ["403", await call("POST", "/v0/accounts", { token: fx.owner.token, body: { external_user_id: uniqueId() }, headers: label })],
       ["404", await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: fx.a.adminToken, headers: label })],
       ["404 route", await call("GET", "/v0/nowhere", { headers: label })],
-      ["413", await call("POST", "/v0/accounts", { token: fx.a.adminToken, raw: "x".repeat(1024 * 1024 + 1), headers: { ...label, "Content-Type": "application/json" } })],
+      [
+        "413",
+        await call("POST", "/v0/accounts", {
+          token: fx.a.adminToken,
+          raw: "x".repeat(1024 * 1024 + 1),
+          headers: { ...label, "Content-Type": "application/json" },
+        }),
+      ],
       ["422", await call("POST", "/v0/accounts", { token: fx.a.adminToken, body: { external_user_id: fx.owner.account.external_user_id }, headers: label })],
       ["oauth 200", await tokenRequestWith(fx.a.client_id, fx.a.client_secret, label)],
       ["oauth 401", await tokenRequestWith(fx.a.client_id, "wrong", label)],

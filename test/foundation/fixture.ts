@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Role } from "../../src/http/caller-rules";
-import { call, createAccount, createInstance, newPartner, register, type ApiResponse, type Json, type Partner } from "../support/api";
+import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 
 /** An end user of partner A with a token acting as that user (spec 5.8). */
 export interface Member {
@@ -41,10 +41,7 @@ export async function newMember(p: Partner): Promise<Member> {
   return { account, token: await p.tokenFor(account.external_user_id) };
 }
 
-export async function newWorld(
-  p: Partner,
-  people: { owner: Json; ownerToken?: string; instructor: Json; other: Json },
-): Promise<World> {
+export async function newWorld(p: Partner, people: { owner: Json; ownerToken?: string; instructor: Json; other: Json }): Promise<World> {
   const li = await createInstance(p);
   const [ownerReg, instructorReg, otherReg] = await Promise.all([
     register(p, people.owner.id, li.id, "learner"),

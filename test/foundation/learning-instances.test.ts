@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, register, type Json, type Partner } from "../support/api";
+import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -109,7 +109,10 @@ describe("PUT /v0/learning-instances/{id}", () => {
     expectValidation(await put(li.id, { name: 5 }), "body.name");
     expectValidation(await put(li.id, { start_date: "2026-13-45" }), "body.start_date");
     expectErrorBody(await put(li.id, [1, 2]), 400);
-    expectErrorBody(await call("PUT", `/v0/learning-instances/${li.id}`, { token: p.adminToken, raw: "name=x", headers: { "Content-Type": "application/json" } }), 400);
+    expectErrorBody(
+      await call("PUT", `/v0/learning-instances/${li.id}`, { token: p.adminToken, raw: "name=x", headers: { "Content-Type": "application/json" } }),
+      400,
+    );
     expect((await get(li.id)).body).toEqual(li);
   });
 
@@ -169,7 +172,16 @@ describe("paging edge cases never fail the server", () => {
   it("huge, fractional and exotic offsets/limits are 200 or 400, never 500", async () => {
     const li = await createInstance(p);
     const token = await p.tokenFor(p.admin_external_user_id); // 16 GETs: more than one token's 15/min on the list
-    for (const q of ["offset=100000000000000000000", "offset=9007199254740993", "offset=1e3", "limit=1.5", "offset=0x10", "limit=", "offset=%00", "limit=500&limit=0"]) {
+    for (const q of [
+      "offset=100000000000000000000",
+      "offset=9007199254740993",
+      "offset=1e3",
+      "limit=1.5",
+      "offset=0x10",
+      "limit=",
+      "offset=%00",
+      "limit=500&limit=0",
+    ]) {
       for (const path of ["/v0/learning-instances", `/v0/learning-instances/${li.id}/registrations`]) {
         const res = await call("GET", `${path}?${q}`, { token });
         expect([200, 400], `${path}?${q}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);

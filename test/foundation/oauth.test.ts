@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signAccessToken, type TokenClaims } from "../../src/auth/access-token";
-import { call, createAccount, newPartner, uniqueId, type ApiResponse, type Partner } from "../support/api";
+import { type ApiResponse, call, createAccount, newPartner, type Partner, uniqueId } from "../support/api";
 import { expectErrorBody } from "./fixture";
 
 const TOKEN = "/v0/oauth/token";
@@ -93,9 +93,21 @@ describe("token endpoint errors (RFC 6749 5.2)", () => {
 
   it("invalid_client 401 with WWW-Authenticate: no credentials, wrong secret, unknown client, other scheme", async () => {
     expectOAuthError(await call("POST", TOKEN, { raw: form(), headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 401, "invalid_client");
-    expectOAuthError(await tokenRequest(p.client_id, "wrong-secret", { grant_type: "client_credentials", scope: p.admin_external_user_id }), 401, "invalid_client");
-    expectOAuthError(await tokenRequest(p.client_id, other.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id }), 401, "invalid_client");
-    expectOAuthError(await tokenRequest("pw_nobody", p.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id }), 401, "invalid_client");
+    expectOAuthError(
+      await tokenRequest(p.client_id, "wrong-secret", { grant_type: "client_credentials", scope: p.admin_external_user_id }),
+      401,
+      "invalid_client",
+    );
+    expectOAuthError(
+      await tokenRequest(p.client_id, other.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id }),
+      401,
+      "invalid_client",
+    );
+    expectOAuthError(
+      await tokenRequest("pw_nobody", p.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id }),
+      401,
+      "invalid_client",
+    );
     expectOAuthError(
       await call("POST", TOKEN, { raw: form(), headers: { Authorization: `Bearer ${p.adminToken}`, "Content-Type": "application/x-www-form-urlencoded" } }),
       401,
@@ -126,7 +138,11 @@ describe("token endpoint errors (RFC 6749 5.2)", () => {
   });
 
   it("unsupported_grant_type", async () => {
-    expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "password", scope: p.admin_external_user_id }), 400, "unsupported_grant_type");
+    expectOAuthError(
+      await tokenRequest(p.client_id, p.client_secret, { grant_type: "password", scope: p.admin_external_user_id }),
+      400,
+      "unsupported_grant_type",
+    );
     expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "authorization_code", code: "x" }), 400, "unsupported_grant_type");
   });
 
@@ -183,7 +199,11 @@ describe("refresh_token grant", () => {
 
   it("an access token is not a refresh token", async () => {
     const first = await grant(p.admin_external_user_id);
-    expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: first.body.access_token }), 400, "invalid_grant");
+    expectOAuthError(
+      await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: first.body.access_token }),
+      400,
+      "invalid_grant",
+    );
   });
 });
 
@@ -266,7 +286,11 @@ describe("disabled accounts", () => {
       expect401(await call("GET", "/v0/accounts/current", { token: t.body.access_token }));
       expect401(await call("GET", `/v0/accounts/${account.id}`, { token: t.body.access_token }));
     }
-    expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: t1.body.refresh_token }), 400, "invalid_grant");
+    expectOAuthError(
+      await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: t1.body.refresh_token }),
+      400,
+      "invalid_grant",
+    );
     expectOAuthError(await grant(account.external_user_id), 400, "invalid_scope");
 
     const reuse = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: account.external_user_id } });

@@ -29,14 +29,20 @@ describe("GET /v0/openapi.json", () => {
       const op = operation(method, path);
       expect(op, `${key} is missing from the OpenAPI document`).toBeDefined();
       const security = (op!.security ?? doc.security ?? []) as Json[];
-      expect(security.some((req) => bearerNames.some((n) => n in req)), `${key} security`).toBe(true);
+      expect(
+        security.some((req) => bearerNames.some((n) => n in req)),
+        `${key} security`,
+      ).toBe(true);
       for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
         const param = (op!.parameters as Json[] | undefined)?.find((p) => p.in === "path" && p.name === name);
         expect(param, `${key} documents path parameter ${name}`).toBeDefined();
         expect(param!.required).toBe(true);
       }
       const statuses = Object.keys(op!.responses ?? {});
-      expect(statuses.some((s) => /^2\d\d$/.test(s)), `${key} success response`).toBe(true);
+      expect(
+        statuses.some((s) => /^2\d\d$/.test(s)),
+        `${key} success response`,
+      ).toBe(true);
       for (const s of ["400", "401", "403", "404"]) expect(statuses, `${key} documents ${s}`).toContain(s);
     }
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, register, type Json, type Partner } from "../support/api";
+import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -16,7 +16,10 @@ const regsOf = async (liId: string) => (await call("GET", `/v0/learning-instance
 describe("POST /v0/registrations", () => {
   it("creates learner and instructor registrations: 201 with the registration", async () => {
     const [a1, a2] = await Promise.all([createAccount(p), createAccount(p)]);
-    for (const [acct, type] of [[a1, "learner"], [a2, "instructor"]] as const) {
+    for (const [acct, type] of [
+      [a1, "learner"],
+      [a2, "instructor"],
+    ] as const) {
       const res = await post({ account_id: acct.id, learning_instance_id: li.id, type });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), account_id: acct.id, learning_instance_id: li.id, type });
@@ -83,7 +86,10 @@ describe("POST /v0/registrations", () => {
     expectValidation(await post({ ...ok, learning_instance_id: 12 }), "body.learning_instance_id");
     expectValidation(await post({}), "body.account_id");
     expectErrorBody(await post([ok]), 400);
-    expectErrorBody(await call("POST", "/v0/registrations", { token: p.adminToken, raw: JSON.stringify(ok).slice(0, -1), headers: { "Content-Type": "application/json" } }), 400);
+    expectErrorBody(
+      await call("POST", "/v0/registrations", { token: p.adminToken, raw: JSON.stringify(ok).slice(0, -1), headers: { "Content-Type": "application/json" } }),
+      400,
+    );
     expect((await regsOf(li.id)).map((r) => r.account_id)).not.toContain(acct.id);
   });
 });

@@ -8,9 +8,9 @@ import { openDb } from "../../src/db/client";
 import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import type { TokenGate } from "../../src/objects/token-gate";
-import { REVOKE_CONCURRENCY, disableAccount, findAccount } from "../../src/services/accounts";
-import { OAuthError, clientCredentialsGrant } from "../../src/services/oauth";
-import { call, createAccount, newPartner, type ApiResponse, type Partner } from "../support/api";
+import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
+import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
+import { type ApiResponse, call, createAccount, newPartner, type Partner } from "../support/api";
 
 /** Token bookkeeping: bounded revocation on disable, the live-token cap, pruning, and the disable race at issuance. */
 
@@ -150,7 +150,11 @@ describe(`at most ${MAX} live access tokens per account`, () => {
     const refused = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe("invalid_request");
-    const [row] = await db().select().from(refreshTokens).where(eq(refreshTokens.tokenHash, await hashSecret(first.body.refresh_token))).all();
+    const [row] = await db()
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, await hashSecret(first.body.refresh_token)))
+      .all();
     expect(row?.usedAt).toBeNull();
     await db().delete(accessTokens).where(eq(accessTokens.jti, filler[0]!));
     const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
@@ -218,6 +222,12 @@ describe("an account disabled while its token is being issued", () => {
     await expect(attempt).rejects.toMatchObject({ error: "invalid_scope" });
     expect(await liveRows(account.id)).toEqual([]);
     expect(await refreshRows(account.id)).toEqual([]);
-    expect(await db().select().from(accounts).where(and(eq(accounts.id, account.id))).get()).toMatchObject({ disabledAt: expect.any(Number) });
+    expect(
+      await db()
+        .select()
+        .from(accounts)
+        .where(and(eq(accounts.id, account.id)))
+        .get(),
+    ).toMatchObject({ disabledAt: expect.any(Number) });
   });
 });

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { assignedGoalsOf, isAssigned, listAssignedRegistrations } from "../../src/services/goal-assignments";
 import { findGoal } from "../../src/services/goals";
-import { call, createAccount, createInstance, newPartner, register, type Json } from "../support/api";
-import { assignmentPath, createGoal, goalBody, goalPath, goalWorld, type GoalWorld } from "../support/goals";
+import { call, createAccount, createInstance, type Json, newPartner, register } from "../support/api";
+import { assignmentPath, createGoal, type GoalWorld, goalBody, goalPath, goalWorld } from "../support/goals";
 
 let w: GoalWorld;
 beforeAll(async () => {

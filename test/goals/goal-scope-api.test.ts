@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createGraph, createInstance, newPartner, type Json, type Partner } from "../support/api";
+import { call, createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
 import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals";
 
 /**
@@ -66,7 +66,10 @@ describe("goal scope resolution through the API (hand-made 4-level chain)", () =
   });
 
   it("include and exclude (objectives, modules, bundles)", async () => {
-    const s = await scopeOf({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: "one", include: ["lref-u", "mref-set-12"], exclude: ["mref-il4", "lref-l4"] } });
+    const s = await scopeOf({
+      targets: { include: ["lref-l5"] },
+      scope: { remediation_depth: "one", include: ["lref-u", "mref-set-12"], exclude: ["mref-il4", "lref-l4"] },
+    });
     expect(s.objectives).toEqual(["lref-l5", "lref-u"]);
     expect(s.modules).toEqual(sorted([...atomsOf(["l5", "u"]), "mref-mix", "mref-ql1", "mref-ql2"]));
   });
@@ -116,7 +119,9 @@ describe("the resolved scope follows new graph versions", () => {
     expect(after.module_ids).not.toContain("mref-newu");
 
     // stored, and the goal itself is not modified
-    const row = await env.DB.prepare("SELECT graph_version, scope_modules FROM goals WHERE id = ?").bind(goal.id).first<{ graph_version: number; scope_modules: string }>();
+    const row = await env.DB.prepare("SELECT graph_version, scope_modules FROM goals WHERE id = ?")
+      .bind(goal.id)
+      .first<{ graph_version: number; scope_modules: string }>();
     expect(row!.graph_version).toBe(2);
     expect(sorted(JSON.parse(row!.scope_modules))).toEqual(sorted(after.module_ids));
     const got = await call("GET", goalPath(inst.id, goal.id), { token: q.adminToken });

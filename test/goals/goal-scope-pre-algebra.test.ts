@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import doc from "../../samples/pre-algebra/graph.json";
-import { createGraph, createInstance, newPartner, type Json, type Partner } from "../support/api";
+import { createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
 import { createGoal, goalBody, resolvedScope } from "../support/goals";
 
 /** Remediation depths on the sample pre-algebra graph (samples/pre-algebra/graph.json, bundled by vite). */
@@ -17,7 +17,12 @@ function atomsOn(objectives: string[]): string[] {
 function transitive(target: string): string[] {
   const seen = new Set<string>([target]);
   const stack = [target];
-  while (stack.length) for (const p of prereqs.get(stack.pop()!) ?? []) if (!seen.has(p)) (seen.add(p), stack.push(p));
+  while (stack.length)
+    for (const p of prereqs.get(stack.pop()!) ?? [])
+      if (!seen.has(p)) {
+        seen.add(p);
+        stack.push(p);
+      }
   return sorted(seen);
 }
 

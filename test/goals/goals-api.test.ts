@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createInstance, newPartner, type Json } from "../support/api";
-import { createGoal, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope, type GoalWorld } from "../support/goals";
+import { call, createInstance, type Json, newPartner } from "../support/api";
+import { createGoal, type GoalWorld, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope } from "../support/goals";
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -78,7 +78,11 @@ describe("scoped goals: CRUD", () => {
   });
 
   it("PUT replaces the whole goal and updates last_modified", async () => {
-    const g = await createGoal(w.p, w.li.id, goalBody({ scope: { remediation_depth: "maximum", include: ["mref-d1"] }, timing: { relative_deadline: "P10D" } }));
+    const g = await createGoal(
+      w.p,
+      w.li.id,
+      goalBody({ scope: { remediation_depth: "maximum", include: ["mref-d1"] }, timing: { relative_deadline: "P10D" } }),
+    );
     await new Promise((r) => setTimeout(r, 5));
     const put = await call("PUT", goalPath(w.li.id, g.id), {
       token: w.p.adminToken,
@@ -128,11 +132,9 @@ describe("scoped goals: validation", () => {
 
   it("a name or topic name with an e-mail address → 422", async () => {
     expectError(await post(goalBody({ name: "Homework for jane.doe@example.com" })), 422, ["body.name"]);
-    expectError(
-      await post(goalBody({ targets: undefined, topics: [{ id: "t", name: "ask bob@school.org", targets: { include: ["lref-a"] } }] })),
-      422,
-      ["body.topics[0].name"],
-    );
+    expectError(await post(goalBody({ targets: undefined, topics: [{ id: "t", name: "ask bob@school.org", targets: { include: ["lref-a"] } }] })), 422, [
+      "body.topics[0].name",
+    ]);
   });
 
   it("targets, includes and excludes not in the graph → 422 naming each id and its path", async () => {
@@ -153,7 +155,15 @@ describe("scoped goals: validation", () => {
   it("mixed lref/mref targets → 400; other malformed bodies → 400", async () => {
     expectError(await post(goalBody({ targets: { include: ["lref-a", "mref-a1"] } })), 400, ["body.targets.include[1]"]);
     expectError(
-      await post(goalBody({ targets: undefined, topics: [{ id: "t1", targets: { include: ["lref-a"] } }, { id: "t2", targets: { include: ["mref-b1"] } }] })),
+      await post(
+        goalBody({
+          targets: undefined,
+          topics: [
+            { id: "t1", targets: { include: ["lref-a"] } },
+            { id: "t2", targets: { include: ["mref-b1"] } },
+          ],
+        }),
+      ),
       400,
     );
     expectError(await post(goalBody({ targets: { include: [] } })), 400);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveGoalScope, type GoalScopeInput, type RemediationDepth } from "../../src/graphs/resolve-goal-scope";
+import { type GoalScopeInput, type RemediationDepth, resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
 import { indexGraph, type RuntimeGraph, type RuntimeModule } from "../../src/graphs/runtime-graph";
 import { addIsoDuration, parseIsoDuration } from "../../src/lib/iso-duration";
 
@@ -17,7 +17,7 @@ function handGraph(): RuntimeGraph {
   const prerequisites = objectives.map((l) => (prereq[l] ?? []).map(o));
   const dependents = objectives.map((_, i) => prerequisites.flatMap((ps, j) => (ps.includes(i) ? [j] : [])));
   const depth: number[] = [];
-  objectives.forEach((_, i) => (depth[i] = Math.max(-1, ...prerequisites[i]!.map((p) => depth[p]!)) + 1));
+  for (const i of objectives.keys()) depth[i] = Math.max(-1, ...prerequisites[i]!.map((p) => depth[p]!)) + 1;
   const modules: RuntimeModule[] = [];
   const atom = (label: string, objs: string[], type: RuntimeModule["type"] = "assessment") =>
     modules.push({ label, uuid: crypto.randomUUID(), name: label, type, atom: true, objectives: objs.map(o), members: [], algorithmic: false });
@@ -25,10 +25,28 @@ function handGraph(): RuntimeGraph {
   atom("mref-i-c", ["lref-c"], "instructional");
   atom("mref-q-dz", ["lref-d", "lref-z"]);
   const m = (l: string) => modules.findIndex((x) => x.label === l);
-  modules.push({ label: "mref-set-cd", uuid: crypto.randomUUID(), name: "set", type: "assessment", atom: false, objectives: [o("lref-c"), o("lref-d")], members: [m("mref-q-c"), m("mref-q-d")], algorithmic: false });
+  modules.push({
+    label: "mref-set-cd",
+    uuid: crypto.randomUUID(),
+    name: "set",
+    type: "assessment",
+    atom: false,
+    objectives: [o("lref-c"), o("lref-d")],
+    members: [m("mref-q-c"), m("mref-q-d")],
+    algorithmic: false,
+  });
   return {
-    format: 1, id: crypto.randomUUID(), label: "gref-hand", name: "Hand", version: 1,
-    objectives, objectiveNames: objectives, prerequisites, dependents, depth, modules,
+    format: 1,
+    id: crypto.randomUUID(),
+    label: "gref-hand",
+    name: "Hand",
+    version: 1,
+    objectives,
+    objectiveNames: objectives,
+    prerequisites,
+    dependents,
+    depth,
+    modules,
     assessmentsByObjective: objectives.map((_, i) => modules.flatMap((x, j) => (x.atom && x.type !== "instructional" && x.objectives.includes(i) ? [j] : []))),
     instructionByObjective: objectives.map((_, i) => modules.flatMap((x, j) => (x.atom && x.type !== "assessment" && x.objectives.includes(i) ? [j] : []))),
     taxonomy: [],

@@ -44,7 +44,9 @@ describe("graph store", () => {
   it("stores a 20,000-module graph in parts of at most 512 Ki characters and loads it back", async () => {
     const p = await newPartner();
     const g = await createGraph(p, syntheticGraph(20_000, 2_000, "gref-store-big"));
-    const parts = await env.DB.prepare("SELECT kind, part, length(data) AS n FROM graph_blobs WHERE graph_id = ? ORDER BY kind, part").bind(g.id).all<{ kind: string; part: number; n: number }>();
+    const parts = await env.DB.prepare("SELECT kind, part, length(data) AS n FROM graph_blobs WHERE graph_id = ? ORDER BY kind, part")
+      .bind(g.id)
+      .all<{ kind: string; part: number; n: number }>();
     expect(parts.results.filter((r) => r.kind === "runtime").length).toBeGreaterThan(1);
     for (const r of parts.results) expect(r.n).toBeLessThanOrEqual(BLOB_PART_CHARS);
     clearGraphCache();

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
-import { call, createAccount, createGraph, createInstance, newPartner, uniqueId, type Json } from "../support/api";
-import { demoGraph } from "../support/demo-graph";
 import preAlgebra from "../../samples/pre-algebra/graph.json";
+import { call, createAccount, createGraph, createInstance, type Json, newPartner, uniqueId } from "../support/api";
+import { demoGraph } from "../support/demo-graph";
 
 const clone = <T>(v: T): T => structuredClone(v);
 const uniqueLabel = () => uniqueId("gref-t");
@@ -87,23 +87,67 @@ describe("the pre-algebra sample", () => {
 
 describe("POST /v0/graphs/validate: one test per rule (stores nothing)", () => {
   const cases: [string, (d: Json) => void, { path: string; message: RegExp }][] = [
-    ["duplicate objective id", (d) => d.learning_objectives.push({ id: "lref-a", name: "again" }), { path: "body.learning_objectives[4].id", message: /duplicate learning objective id 'lref-a' \(first at body.learning_objectives\[0\]\)/ }],
-    ["duplicate module id", (d) => d.modules.push({ ...d.modules[0], name: "again" }), { path: "body.modules[12].id", message: /duplicate module id 'mref-a1' \(first at body.modules\[0\]\)/ }],
+    [
+      "duplicate objective id",
+      (d) => d.learning_objectives.push({ id: "lref-a", name: "again" }),
+      { path: "body.learning_objectives[4].id", message: /duplicate learning objective id 'lref-a' \(first at body.learning_objectives\[0\]\)/ },
+    ],
+    [
+      "duplicate module id",
+      (d) => d.modules.push({ ...d.modules[0], name: "again" }),
+      { path: "body.modules[12].id", message: /duplicate module id 'mref-a1' \(first at body.modules\[0\]\)/ },
+    ],
     ["bundle id clashing with a module id", (d) => (d.bundles[0].id = "mref-b1"), { path: "body.bundles[0].id", message: /duplicate module id 'mref-b1'/ }],
     ["duplicate taxon id", (d) => (d.taxonomy[1].id = d.taxonomy[0].id), { path: "body.taxonomy[1].id", message: /duplicate taxon id/ }],
     ["graph label prefix", (d) => (d.label = "algebra"), { path: "body.label", message: /graph label 'algebra' must start with 'gref-'/ }],
-    ["objective prefix", (d) => d.learning_objectives.push({ id: "lo-e", name: "e" }), { path: "body.learning_objectives[4].id", message: /learning objective id 'lo-e' must start with 'lref-'/ }],
-    ["module prefix", (d) => d.modules.push({ id: "q-2", name: "q", type: "both", learning_objectives: ["lref-a"] }), { path: "body.modules[12].id", message: /module id 'q-2' must start with 'mref-'/ }],
+    [
+      "objective prefix",
+      (d) => d.learning_objectives.push({ id: "lo-e", name: "e" }),
+      { path: "body.learning_objectives[4].id", message: /learning objective id 'lo-e' must start with 'lref-'/ },
+    ],
+    [
+      "module prefix",
+      (d) => d.modules.push({ id: "q-2", name: "q", type: "both", learning_objectives: ["lref-a"] }),
+      { path: "body.modules[12].id", message: /module id 'q-2' must start with 'mref-'/ },
+    ],
     ["bundle prefix", (d) => (d.bundles[1].id = "set-b"), { path: "body.bundles[1].id", message: /bundle id 'set-b' must start with 'mref-'/ }],
     ["taxon prefix", (d) => (d.taxonomy[0].id = "TOC:Unit1"), { path: "body.taxonomy[0].id", message: /taxon id 'TOC:Unit1' must start with 'tref-'/ }],
-    ["dangling prerequisite", (d) => d.learning_objectives[2].prerequisites.push("lref-nope"), { path: "body.learning_objectives[2].prerequisites[1]", message: /unknown learning objective 'lref-nope'/ }],
-    ["dangling module objective", (d) => (d.modules[12 - 1].learning_objectives = ["lref-x"]), { path: "body.modules[11].learning_objectives[0]", message: /unknown learning objective 'lref-x'/ }],
+    [
+      "dangling prerequisite",
+      (d) => d.learning_objectives[2].prerequisites.push("lref-nope"),
+      { path: "body.learning_objectives[2].prerequisites[1]", message: /unknown learning objective 'lref-nope'/ },
+    ],
+    [
+      "dangling module objective",
+      (d) => (d.modules[12 - 1].learning_objectives = ["lref-x"]),
+      { path: "body.modules[11].learning_objectives[0]", message: /unknown learning objective 'lref-x'/ },
+    ],
     ["dangling bundle member", (d) => d.bundles[2].modules.push("mref-ghost"), { path: "body.bundles[2].modules[3]", message: /unknown module 'mref-ghost'/ }],
-    ["dangling taxonomy module", (d) => d.taxonomy[1].modules.push("mref-ghost"), { path: "body.taxonomy[1].modules[6]", message: /unknown module 'mref-ghost'/ }],
-    ["prerequisite cycle", (d) => d.learning_objectives[0].prerequisites.push("lref-b"), { path: "body.learning_objectives[0].prerequisites[0]", message: /prerequisite cycle: lref-a -> lref-b -> lref-a/ }],
-    ["self prerequisite", (d) => d.learning_objectives[3].prerequisites.push("lref-d"), { path: "body.learning_objectives[3].prerequisites[1]", message: /prerequisite cycle: lref-d -> lref-d/ }],
-    ["module aligned to no objective", (d) => (d.modules[4].learning_objectives = []), { path: "body.modules[4].learning_objectives", message: /module 'mref-b2' is aligned to no learning objective/ }],
-    ["bundle containing a bundle", (d) => d.bundles[0].modules.push("mref-set-b"), { path: "body.bundles[0].modules[3]", message: /bundle 'mref-set-a' contains bundle 'mref-set-b'; bundles may contain atoms only/ }],
+    [
+      "dangling taxonomy module",
+      (d) => d.taxonomy[1].modules.push("mref-ghost"),
+      { path: "body.taxonomy[1].modules[6]", message: /unknown module 'mref-ghost'/ },
+    ],
+    [
+      "prerequisite cycle",
+      (d) => d.learning_objectives[0].prerequisites.push("lref-b"),
+      { path: "body.learning_objectives[0].prerequisites[0]", message: /prerequisite cycle: lref-a -> lref-b -> lref-a/ },
+    ],
+    [
+      "self prerequisite",
+      (d) => d.learning_objectives[3].prerequisites.push("lref-d"),
+      { path: "body.learning_objectives[3].prerequisites[1]", message: /prerequisite cycle: lref-d -> lref-d/ },
+    ],
+    [
+      "module aligned to no objective",
+      (d) => (d.modules[4].learning_objectives = []),
+      { path: "body.modules[4].learning_objectives", message: /module 'mref-b2' is aligned to no learning objective/ },
+    ],
+    [
+      "bundle containing a bundle",
+      (d) => d.bundles[0].modules.push("mref-set-b"),
+      { path: "body.bundles[0].modules[3]", message: /bundle 'mref-set-a' contains bundle 'mref-set-b'; bundles may contain atoms only/ },
+    ],
     ["empty bundle", (d) => (d.bundles[3].modules = []), { path: "body.bundles[3].modules", message: /contains no modules/ }],
   ];
 
@@ -282,11 +326,7 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
         (d) => (d.taxonomy[0].modules = d.taxonomy[0].modules.filter((m: string) => m !== "mref-b3")),
         { path: "body.taxonomy[0].modules", message: /'tref-TOC:Unit1' lost module\(s\) 'mref-b3'/ },
       ],
-      [
-        "a taxon removed",
-        (d) => (d.taxonomy = [d.taxonomy[0]]),
-        { path: "body.taxonomy", message: /taxon 'tref-TOC:Unit2' was removed/ },
-      ],
+      ["a taxon removed", (d) => (d.taxonomy = [d.taxonomy[0]]), { path: "body.taxonomy", message: /taxon 'tref-TOC:Unit2' was removed/ }],
     ];
     for (const [name, mutate, detail] of cases) {
       it(name, async () => {
@@ -391,13 +431,17 @@ describe("caller rules and entitlements", () => {
   it("an admin account without the graph entitlements is refused (403)", async () => {
     const p = await newPartner();
     await createGraph(p, demoGraph("gref-ent"));
-    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?").bind(JSON.stringify(["partner_admin"]), p.admin_account_id).run();
+    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?")
+      .bind(JSON.stringify(["partner_admin"]), p.admin_account_id)
+      .run();
     const ingest = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") });
     expect(ingest.status).toBe(403);
     expect(ingest.body.message).toContain("partner_graph_ingest");
     expect((await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(403);
     expect((await call("PUT", "/v0/graphs/gref-ent", { token: p.adminToken, body: demoGraph("gref-ent") })).status).toBe(403);
-    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?").bind(JSON.stringify(["all"]), p.admin_account_id).run();
+    await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?")
+      .bind(JSON.stringify(["all"]), p.admin_account_id)
+      .run();
     expect((await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(201);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { validateGraph } from "../../src/graphs/validate-graph";
 import { parseCsv } from "../../scripts/lib/csv";
 import { formatProblem, inventoryToGraph, locateIssue } from "../../scripts/lib/inventory";
+import { validateGraph } from "../../src/graphs/validate-graph";
 
 describe("parseCsv", () => {
   it("handles quotes, escaped quotes, embedded commas and line breaks, CRLF, BOM and blank lines", () => {
@@ -58,8 +58,8 @@ describe("inventoryToGraph", () => {
   });
 
   it("reports conversion problems and validation issues by file and line", () => {
-    const atoms = ATOMS + "mref-q1,Again,quiz,,,lref-nope,,maybe\nmref-q3,Orphan,assessment,,,,,\n";
-    const prereqs = PREREQS + "lref-add,lref-mul,\nlref-mul,lref-typo,\n";
+    const atoms = `${ATOMS}mref-q1,Again,quiz,,,lref-nope,,maybe\nmref-q3,Orphan,assessment,,,,,\n`;
+    const prereqs = `${PREREQS}lref-add,lref-mul,\nlref-mul,lref-typo,\n`;
     const r = inventoryToGraph({ atomsCsv: atoms, prerequisitesCsv: prereqs, label: "gref-x", name: "X", atomsFile: "a.csv", prerequisitesFile: "p.csv" });
     expect(r.errors.map(formatProblem)).toEqual([
       "a.csv line 5: mref-q1: type 'quiz' is not one of assessment, instructional, both",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
-import type { GraphDocument } from "../../src/graphs/graph-document";
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
+import type { GraphDocument } from "../../src/graphs/graph-document";
 import { nonAdditiveChanges, removedIds, validateGraph } from "../../src/graphs/validate-graph";
 import { demoGraph } from "../support/demo-graph";
 
@@ -43,10 +43,7 @@ describe("validateGraph (pure)", () => {
   it("names the objectives on each cycle, one error per cycle", () => {
     const d = doc();
     d.learning_objectives[0]!.prerequisites = ["lref-c"]; // a -> c -> b -> a
-    d.learning_objectives.push(
-      { id: "lref-x", name: "x", prerequisites: ["lref-y"] },
-      { id: "lref-y", name: "y", prerequisites: ["lref-x"] },
-    );
+    d.learning_objectives.push({ id: "lref-x", name: "x", prerequisites: ["lref-y"] }, { id: "lref-y", name: "y", prerequisites: ["lref-x"] });
     const r = validateGraph(d);
     expect(r.errors).toEqual([
       { path: "body.learning_objectives[0].prerequisites[0]", message: expect.stringContaining("prerequisite cycle: lref-a -> lref-c -> lref-b -> lref-a") },
@@ -67,7 +64,14 @@ describe("validateGraph (pure)", () => {
     d.modules[0]!.id = "mref-";
     d.modules[1]!.id = "mref-a 2";
     const r = validateGraph(d);
-    expect(r.errors.map((e) => e.path)).toEqual(["body.modules[0].id", "body.modules[1].id", "body.bundles[0].modules[0]", "body.bundles[0].modules[1]", "body.taxonomy[0].modules[0]", "body.taxonomy[0].modules[1]"]);
+    expect(r.errors.map((e) => e.path)).toEqual([
+      "body.modules[0].id",
+      "body.modules[1].id",
+      "body.bundles[0].modules[0]",
+      "body.bundles[0].modules[1]",
+      "body.taxonomy[0].modules[0]",
+      "body.taxonomy[0].modules[1]",
+    ]);
     expect(r.errors[1]!.message).toBe("module id 'mref-a 2' must not contain whitespace");
   });
 
@@ -97,7 +101,9 @@ describe("validateGraph (pure)", () => {
   it("keeps graph labels usable in URL paths", () => {
     const d = doc();
     d.label = "gref-a/b";
-    expect(validateGraph(d).errors).toEqual([{ path: "body.label", message: "graph label 'gref-a/b' must not contain / ? # % or \\ (it is used in URL paths)" }]);
+    expect(validateGraph(d).errors).toEqual([
+      { path: "body.label", message: "graph label 'gref-a/b' must not contain / ? # % or \\ (it is used in URL paths)" },
+    ]);
   });
 
   it("uses the given path prefix", () => {

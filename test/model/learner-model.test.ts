@@ -11,16 +11,16 @@ import {
   DEFAULT_FILTER,
   DEFAULT_GRAPH,
   FEATURE_NAMES,
-  initialLearnerState,
   ITEM_MEMORY,
+  initialLearnerState,
+  type LearnerEvent,
+  type LearnerState,
+  type ModelParams,
   predictCorrect,
   proficiency,
   refineItem,
   replay,
   rmse,
-  type LearnerEvent,
-  type LearnerState,
-  type ModelParams,
 } from "../../src/model/index";
 import { mulberry32, normalQuantile, sigmoid } from "../../src/model/math";
 
@@ -258,7 +258,9 @@ describe("prediction and proficiency", () => {
       expect(p).toBeGreaterThan(0);
       expect(p).toBeLessThan(1);
     }
-    expect(predictCorrect(s, params, { itemKey: "easy", objectives: ["A"] })).toBeGreaterThan(predictCorrect(s, params, { itemKey: "hard", objectives: ["A"] }));
+    expect(predictCorrect(s, params, { itemKey: "easy", objectives: ["A"] })).toBeGreaterThan(
+      predictCorrect(s, params, { itemKey: "hard", objectives: ["A"] }),
+    );
   });
 
   it("gives a credible interval that narrows with evidence and widens with the level", () => {
@@ -311,7 +313,14 @@ describe("calibration", () => {
   it("fits plain-JSON parameters on synthetic data that predict held-out learners online", () => {
     const train = synthetic(80, 40, 11);
     const test = synthetic(30, 40, 99);
-    const params = calibrate(train, { l2Grid: [{ item: 8, objective: 1, counts: 5, dense: 0.1 }, { item: 2, objective: 1, counts: 5, dense: 0.1 }], folds: 3, maxIter: 60 });
+    const params = calibrate(train, {
+      l2Grid: [
+        { item: 8, objective: 1, counts: 5, dense: 0.1 },
+        { item: 2, objective: 1, counts: 5, dense: 0.1 },
+      ],
+      folds: 3,
+      maxIter: 60,
+    });
     expect(JSON.parse(JSON.stringify(params))).toEqual(params);
     expect(params.dense).toHaveLength(FEATURE_NAMES.length);
     const p: number[] = [];

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { configFrom } from "../../src/config";
 import { scaledLimit } from "../../src/http/rate-limits";
 
-const rl = (vars: Record<string, string | undefined>) => configFrom({ ...env, RATE_LIMIT_MULTIPLIER: undefined, IP_RATE_LIMIT: undefined, IP_QUEUE_SIZE: undefined, ...vars }).rateLimits;
+const rl = (vars: Record<string, string | undefined>) =>
+  configFrom({ ...env, RATE_LIMIT_MULTIPLIER: undefined, IP_RATE_LIMIT: undefined, IP_QUEUE_SIZE: undefined, ...vars }).rateLimits;
 
 describe("rate-limit configuration", () => {
   it("defaults to the spec's limits, 60 requests/min per (IP, path) and a queue of 10", () => {

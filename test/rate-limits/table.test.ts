@@ -72,9 +72,10 @@ const SPEC_TO_ROUTES: Record<string, string[]> = {
   "POST /registrations/{id}/recommendation-followed-events": [`POST ${REG}/{id}/recommendation-followed-events`],
   "POST /registrations/{id}/batch-events": [`POST ${REG}/{id}/batch-events`],
   "GET /registrations/{id}/recommendation": [`GET ${REG}/{id}/recommendation`],
-  "POST metrics expected-score, readiness-forecast, active-time, proficiency (learning instance or registration, path ending /rows)": METRICS.flatMap(
-    (m) => [`POST ${LI}/{id}/metrics/${m}/rows`, `POST ${REG}/{id}/metrics/${m}/rows`],
-  ),
+  "POST metrics expected-score, readiness-forecast, active-time, proficiency (learning instance or registration, path ending /rows)": METRICS.flatMap((m) => [
+    `POST ${LI}/{id}/metrics/${m}/rows`,
+    `POST ${REG}/{id}/metrics/${m}/rows`,
+  ]),
   "POST /accounts/metrics/predicted-score": ["POST /v0/accounts/metrics/predicted-score"],
   "POST /learning-instances/{id}/metrics/status-and-progress": [`POST ${LI}/{id}/metrics/status-and-progress`],
   "POST /registrations/{id}/metrics/status-and-progress": [`POST ${REG}/{id}/metrics/status-and-progress`],
@@ -123,7 +124,10 @@ describe("rate-limit table (spec 8.2)", () => {
 
   it("routes join by shape whatever their parameter names", () => {
     expect(rateLimitFor("POST /v0/registrations/{reg_id}/graded-events")).toEqual({ kind: "token", limit: 15 });
-    expect(rateLimitFor("PUT /v0/learning-instances/{learning_instance_id}/scoped-goals/{goal_id}/registrations/{reg_id}")).toEqual({ kind: "token", limit: 135 });
+    expect(rateLimitFor("PUT /v0/learning-instances/{learning_instance_id}/scoped-goals/{goal_id}/registrations/{reg_id}")).toEqual({
+      kind: "token",
+      limit: 135,
+    });
     expect(rateLimitFor("POST /v0/learning-instances/{li_id}/metrics/status-and-progress")).toEqual({ kind: "token", limit: 225 });
     expect(rateLimitFor("PUT /v0/learning-instances/{id}")).toBeUndefined();
     expect(rateLimitFor("GET /v0/graphs")).toBeUndefined();

@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { openDb } from "../../src/db/client";
-import { provisionPartner, type PartnerCredentials } from "../../src/services/partners";
+import { type PartnerCredentials, provisionPartner } from "../../src/services/partners";
 import { demoGraph } from "./demo-graph";
 
 export const BASE = "https://pathwise.test";
@@ -14,7 +14,11 @@ export interface ApiResponse {
 }
 
 /** A black-box call through the Worker's fetch handler. */
-export async function call(method: string, path: string, options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+export async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | undefined;

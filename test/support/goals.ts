@@ -1,4 +1,4 @@
-import { call, createAccount, createInstance, newPartner, register, type ApiResponse, type Json, type Partner } from "./api";
+import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "./api";
 
 /** A minimal valid goal body on the demo graph (gref-demo), overridable field by field. */
 export function goalBody(overrides: Json = {}): Json {
@@ -7,8 +7,7 @@ export function goalBody(overrides: Json = {}): Json {
 
 export const goalsPath = (liId: string) => `/v0/learning-instances/${liId}/scoped-goals`;
 export const goalPath = (liId: string, goalId: string) => `${goalsPath(liId)}/${goalId}`;
-export const assignmentPath = (liId: string, goalId: string, regId?: string) =>
-  `${goalPath(liId, goalId)}/registrations${regId ? `/${regId}` : ""}`;
+export const assignmentPath = (liId: string, goalId: string, regId?: string) => `${goalPath(liId, goalId)}/registrations${regId ? `/${regId}` : ""}`;
 
 export async function postGoal(p: Partner | string, liId: string, body: Json): Promise<ApiResponse> {
   return call("POST", goalsPath(liId), { token: typeof p === "string" ? p : p.adminToken, body });
