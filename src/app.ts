@@ -4,7 +4,7 @@ import { type Config, configFrom } from "./config";
 import { type Db, openDb } from "./db/client";
 import type { Env } from "./env";
 import { ApiError, onError, onNotFound } from "./http/errors";
-import { createRouter } from "./lib/router";
+import { createRouter } from "./http/router";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
 import { docsRouter } from "./routes/docs";

@@ -1,5 +1,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ADAPTIVE_BEHAVIORS, REGISTRATION_TYPES, TARGET_KINDS } from "../domain/vocabulary";
+import type { GraphCounts } from "../graphs/graph-document";
+import type { GoalBody } from "../schemas/goals";
 
 // Mirrors migrations/*.sql (the migrations are the source of truth for the database).
 
@@ -49,7 +52,7 @@ export const registrations = sqliteTable(
     partnerId: text("partner_id").notNull(),
     accountId: text("account_id").notNull(),
     learningInstanceId: text("learning_instance_id").notNull(),
-    type: text("type", { enum: ["learner", "instructor"] }).notNull(),
+    type: text("type", { enum: REGISTRATION_TYPES }).notNull(),
     createdAt: integer("created_at").notNull(),
     deletedAt: integer("deleted_at"),
   },
@@ -104,7 +107,7 @@ export const graphVersions = sqliteTable(
     graphId: text("graph_id").notNull(),
     version: integer("version").notNull(),
     name: text("name").notNull(),
-    counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    counts: text("counts", { mode: "json" }).$type<GraphCounts>().notNull(),
     documentParts: integer("document_parts").notNull(),
     runtimeParts: integer("runtime_parts").notNull(),
     runtimeFormat: integer("runtime_format").notNull(),
@@ -136,10 +139,10 @@ export const goals = sqliteTable(
     id: text("id").primaryKey(),
     partnerId: text("partner_id").notNull(),
     learningInstanceId: text("learning_instance_id").notNull(),
-    targetKind: text("target_kind", { enum: ["objective", "module"] }).notNull(),
-    adaptiveBehavior: text("adaptive_behavior").notNull(),
+    targetKind: text("target_kind", { enum: TARGET_KINDS }).notNull(),
+    adaptiveBehavior: text("adaptive_behavior", { enum: ADAPTIVE_BEHAVIORS }).notNull(),
     /** the goal as the API echoes it (defaults filled), without id and timestamps */
-    body: text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    body: text("body", { mode: "json" }).$type<GoalBody>().notNull(),
     graphUuid: text("graph_uuid").notNull(),
     graphVersion: integer("graph_version").notNull(),
     /** labels: target objectives (for module goals: the objectives of the target modules) */

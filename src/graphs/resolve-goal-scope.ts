@@ -18,7 +18,8 @@
  */
 import type { GraphIndex } from "./runtime-graph";
 
-export type RemediationDepth = "none" | "one" | "two" | "three" | "maximum";
+export const REMEDIATION_DEPTHS = ["none", "one", "two", "three", "maximum"] as const;
+export type RemediationDepth = (typeof REMEDIATION_DEPTHS)[number];
 
 export const REMEDIATION_LEVELS: Record<RemediationDepth, number> = {
   none: 0,

@@ -2,10 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-export interface ErrorDetail {
-  path: string;
-  message: string;
-}
+import type { ErrorBody, ErrorDetail } from "../schemas/common";
 
 /** The one error type of the service: thrown anywhere, rendered by `onError` as the decided JSON body. */
 export class ApiError extends Error {
@@ -26,13 +23,6 @@ export const unauthorized = (message = "Missing, malformed, unknown or expired a
 export const forbidden = (message = "The caller is not allowed to perform this request.") => new ApiError(403, message);
 export const notFound = (what = "Resource") => new ApiError(404, `${what} not found.`);
 export const unprocessable = (message: string, details?: ErrorDetail[]) => new ApiError(422, message, details);
-
-export interface ErrorBody {
-  code: number;
-  message: string;
-  error_id: string;
-  details?: ErrorDetail[];
-}
 
 export function errorResponse(c: Context, error: ApiError, errorId = crypto.randomUUID()): Response {
   const body: ErrorBody = { code: error.status, message: error.message, error_id: errorId };

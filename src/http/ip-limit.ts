@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { IpDecision } from "../objects/ip-gate";
+import { RATE_WINDOW_MS, scaledLimit } from "../rate-limits/table";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
-import { RATE_WINDOW_MS, rateLimitHeaders, scaledLimit, tooManyHeaders } from "./rate-limits";
+import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 /** The IP the request comes from (Cloudflare sets CF-Connecting-IP; absent locally and in tests). */
 export const clientIp = (c: Context<AppEnv>): string => c.req.header("CF-Connecting-IP")?.trim() || "unknown";

@@ -2,11 +2,12 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { verifyAccessToken } from "../auth/access-token";
 import type { LimitCheck } from "../objects/token-gate";
+import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
 import { ApiError, unauthorized } from "./errors";
 import { delayHeader, throttleByIp } from "./ip-limit";
-import { type RateLimitRule, rateLimitFor, rateLimitHeaders, scaledLimit, tooManyHeaders } from "./rate-limits";
+import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

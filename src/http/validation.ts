@@ -1,6 +1,7 @@
 import type { Hook } from "@hono/zod-openapi";
+import type { ErrorDetail } from "../schemas/common";
 import type { AppEnv } from "./app-env";
-import { ApiError, type ErrorDetail } from "./errors";
+import { ApiError } from "./errors";
 
 const TARGET_NAMES: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", form: "body" };
 

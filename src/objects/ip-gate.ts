@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import type { WindowState } from "../http/rate-limits";
+import type { WindowState } from "../rate-limits/table";
 
 /** Limits for one call: the Worker passes the configured ones, tests pass small ones. */
 export interface IpTake {

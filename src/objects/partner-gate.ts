@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { RATE_WINDOW_MS } from "../http/rate-limits";
-import { type HitResult, SlidingWindowLog } from "./sliding-window";
+import { type HitResult, SlidingWindowLog } from "../rate-limits/sliding-window";
+import { RATE_WINDOW_MS } from "../rate-limits/table";
 
 /**
  * One object per partner (named "partner:<partner id>"): the partner-wide sliding windows of

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../http/rate-limits";
-import { SlidingWindowLog } from "./sliding-window";
+import { SlidingWindowLog } from "../rate-limits/sliding-window";
+import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits/table";
 
 /** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
 export interface LimitCheck {

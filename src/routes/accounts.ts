@@ -1,28 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { authorize } from "../http/authorize";
+import { apiRoute } from "../http/define-route";
 import { notFound, unprocessable } from "../http/errors";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { createRouter } from "../http/router";
+import { AccountSchema, CreateAccountBody, CreatedAccount } from "../schemas/accounts";
+import { json, jsonBody, noContent, uuidParams } from "../schemas/common";
 import { accountView, createAccountOrThrow, disableAccount, findAccount } from "../services/accounts";
-import { json, jsonBody, noContent, uuidParams } from "./common.schemas";
-
-export const ExternalUserId = z
-  .string()
-  .min(1)
-  .max(255)
-  .openapi({ description: "Anonymized id chosen by the partner; no personal data (e-mail addresses are refused).", example: "student-4711" });
-
-export const AccountSchema = z
-  .object({
-    id: z.string().uuid(),
-    external_user_id: z.string(),
-    entitlements: z.array(z.string()).optional(),
-  })
-  .openapi("Account");
-
-const CreateAccountBody = z.object({ external_user_id: ExternalUserId }).openapi("CreateAccount");
-const CreatedAccount = z.object({ id: z.string().uuid(), external_user_id: z.string() }).openapi("CreatedAccount");
 
 const createAccountRoute = apiRoute({
   method: "post",

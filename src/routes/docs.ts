@@ -1,7 +1,7 @@
 // Served from the Worker itself: the docs page works with no internet (see the Text rule in wrangler.toml).
 import swaggerCss from "swagger-ui-dist/swagger-ui.css";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
-import { createRouter } from "../lib/router";
+import { createRouter } from "../http/router";
 
 const page = `<!doctype html>
 <html lang="en">

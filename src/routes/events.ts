@@ -2,12 +2,12 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { authorize } from "../http/authorize";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { apiRoute } from "../http/define-route";
+import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration-events";
+import { jsonBody, uuidParams } from "../schemas/common";
+import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
 import { checkGoals, checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";
-import { jsonBody, uuidParams } from "./common.schemas";
-import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "./events.schemas";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({

@@ -3,14 +3,14 @@ import type { Context } from "hono";
 import type { LearningInstanceRow } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
 import { authorize } from "../http/authorize";
+import { apiRoute } from "../http/define-route";
 import { notFound } from "../http/errors";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { createRouter } from "../http/router";
+import { json, jsonBody, noContent, pageQuery, uuid } from "../schemas/common";
+import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "../schemas/goals";
 import { assign, batchAssignment, isAssigned, requireRegistrationOf, unassign } from "../services/goal-assignments";
 import { createGoal, deleteGoal, goalScope, goalView, listGoals, requireGoalOf, resolvedScopeView, updateGoal } from "../services/goals";
 import { requireLearningInstance } from "../services/learning-instances";
-import { json, jsonBody, noContent, pageQuery, uuid } from "./common.schemas";
-import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "./goals.schemas";
 
 const GOALS = "/v0/learning-instances/{id}/scoped-goals";
 const GOAL = `${GOALS}/{goal_id}`;

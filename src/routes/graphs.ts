@@ -4,13 +4,20 @@ import type { GraphRow } from "../db/schema";
 import { validateGraph } from "../graphs/validate-graph";
 import type { AppEnv } from "../http/app-env";
 import { authorize, type Subject } from "../http/authorize";
+import { apiRoute } from "../http/define-route";
 import { forbidden, notFound } from "../http/errors";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { createRouter } from "../http/router";
+import { json, jsonBody, pageQuery } from "../schemas/common";
+import {
+  GraphDocumentSchema,
+  GraphRefParams,
+  GraphSummarySchema,
+  GraphValidationSchema,
+  GraphVersionCreatedSchema,
+  GraphWithIdsSchema,
+} from "../schemas/graphs";
 import { findAccount } from "../services/accounts";
 import { findGraph, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
-import { json, jsonBody, pageQuery } from "./common.schemas";
-import { GraphCountsSchema, GraphDocumentSchema, GraphRefParams, GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "./graphs.schemas";
 
 /**
  * Graph document bodies may be far larger than the 1 MiB rule (a 20,000-module graph is several
@@ -42,10 +49,6 @@ async function requireGraph(c: Context<AppEnv>, ref: string): Promise<GraphRow> 
   return graph;
 }
 
-const Created = z
-  .object({ id: z.string().uuid(), label: z.string(), name: z.string(), version: z.number().int(), counts: GraphCountsSchema })
-  .openapi("GraphVersionCreated");
-
 const body413 = { 413: json(z.any(), `Body over ${GRAPH_BODY_LIMIT_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
 
 const ingestRoute = apiRoute({
@@ -55,7 +58,7 @@ const ingestRoute = apiRoute({
   summary: "Ingest a knowledge graph document (entitlement partner_graph_ingest); version 1",
   request: { body: jsonBody(GraphDocumentSchema) },
   responses: {
-    201: json(Created, "The new graph"),
+    201: json(GraphVersionCreatedSchema, "The new graph"),
     ...body413,
     422: json(z.any(), "The document is invalid (details list every problem) or the label is already used"),
   },
@@ -77,7 +80,7 @@ const updateRoute = apiRoute({
   summary: "New version of a graph (entitlement partner_graph_update): additions and renames only",
   request: { params: GraphRefParams, body: jsonBody(GraphDocumentSchema) },
   responses: {
-    200: json(Created, "The new version"),
+    200: json(GraphVersionCreatedSchema, "The new version"),
     ...body413,
     409: json(z.any(), "Updated concurrently"),
     422: json(

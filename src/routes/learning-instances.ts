@@ -1,9 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import type { LearningInstanceRow } from "../db/schema";
 import { authorize, type Subject } from "../http/authorize";
+import { apiRoute } from "../http/define-route";
 import { unprocessable } from "../http/errors";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { createRouter } from "../http/router";
+import { json, jsonBody, noContent, pageQuery, uuidParams } from "../schemas/common";
+import { CreateLearningInstanceBody, LearningInstanceSchema, UpdateLearningInstanceBody } from "../schemas/learning-instances";
+import { RegistrationSchema, RegistrationType } from "../schemas/registrations";
 import {
   createLearningInstance,
   deleteLearningInstance,
@@ -14,40 +17,6 @@ import {
   updateLearningInstance,
 } from "../services/learning-instances";
 import { registrationView } from "../services/registrations";
-import { isoDateTime, json, jsonBody, noContent, pageQuery, uuidParams } from "./common.schemas";
-import { RegistrationSchema } from "./registrations.schemas";
-
-const GraphId = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((v) => v.startsWith("gref-") || z.string().uuid().safeParse(v).success, { message: "must be a graph uuid or a gref- label" })
-  .openapi({ example: "gref-pre-algebra" });
-const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
-
-export const LearningInstanceSchema = z
-  .object({
-    id: z.string().uuid(),
-    graph_id: z.string(),
-    name: z.string(),
-    start_date: z.string().optional(),
-    end_date: z.string().optional(),
-    in_progress: z.literal(true).openapi({ description: "Deprecated; always true." }),
-  })
-  .openapi("LearningInstance");
-
-const CreateBody = z
-  .object({ graph_id: GraphId, name: Name, start_date: isoDateTime.optional(), end_date: isoDateTime.optional() })
-  .openapi("CreateLearningInstance");
-
-const UpdateBody = z
-  .object({
-    name: Name.optional(),
-    start_date: isoDateTime.nullable().optional(),
-    end_date: isoDateTime.nullable().optional(),
-    graph_id: z.string().optional().openapi({ description: "Immutable: may be repeated unchanged; a different value is refused (422)." }),
-  })
-  .openapi("UpdateLearningInstance");
 
 const idParams = uuidParams("id");
 
@@ -58,7 +27,7 @@ const createRouteDef = apiRoute({
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
   summary: "Create a learning instance (a course teaching one graph)",
-  request: { body: jsonBody(CreateBody) },
+  request: { body: jsonBody(CreateLearningInstanceBody) },
   responses: {
     201: json(LearningInstanceSchema, "The new learning instance"),
     422: json(z.any(), "Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order"),
@@ -88,7 +57,7 @@ const putRouteDef = apiRoute({
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
   summary: "Update name and dates (graph_id is immutable)",
-  request: { params: idParams, body: jsonBody(UpdateBody) },
+  request: { params: idParams, body: jsonBody(UpdateLearningInstanceBody) },
   responses: { 200: json(LearningInstanceSchema, "The updated learning instance"), 422: json(z.any(), "Name holds an e-mail address, or dates out of order") },
 });
 

@@ -2,42 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { ipLimit } from "../http/ip-limit";
-import { createRouter } from "../lib/router";
-import { authenticateClient, clientCredentialsGrant, OAuthError, refreshTokenGrant, type TokenResponse } from "../services/oauth";
-import { ErrorSchema, json } from "./common.schemas";
-
-const TokenRequest = z
-  .object({
-    grant_type: z.enum(["client_credentials", "refresh_token"]),
-    scope: z
-      .string()
-      .optional()
-      .openapi({ description: "client_credentials: the external_user_id the token acts for (the partner admin's for an admin token)" }),
-    refresh_token: z.string().optional().openapi({ description: "refresh_token grant: the refresh token to spend" }),
-  })
-  .openapi("TokenRequest");
-
-const TokenResponseSchema = z
-  .object({
-    access_token: z.string(),
-    token_type: z.literal("Bearer"),
-    expires_in: z.number().int(),
-    refresh_token: z.string(),
-    scope: z.string(),
-    account_id: z.string().uuid(),
-    expires_at: z.string(),
-  })
-  .openapi("TokenResponse");
-
-const OAuthErrorBody = z
-  .object({
-    error: z.enum(["invalid_request", "invalid_client", "invalid_grant", "unsupported_grant_type", "invalid_scope"]),
-    error_description: z.string(),
-    code: z.number().int(),
-    message: z.string(),
-    error_id: z.string().uuid(),
-  })
-  .openapi("OAuthError");
+import { createRouter } from "../http/router";
+import { ErrorSchema, json } from "../schemas/common";
+import { OAuthErrorBody, TokenRequest, type TokenResponse, TokenResponseSchema } from "../schemas/oauth";
+import { authenticateClient, clientCredentialsGrant, OAuthError, refreshTokenGrant } from "../services/oauth";
 
 const tokenRoute = createRoute({
   method: "post",

@@ -1,15 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import type { RegistrationRow } from "../db/schema";
 import { authorize } from "../http/authorize";
-import { apiRoute } from "../lib/define-route";
-import { createRouter } from "../lib/router";
+import { apiRoute } from "../http/define-route";
+import { createRouter } from "../http/router";
+import { json, jsonBody, noContent, uuidParams } from "../schemas/common";
+import { CreateRegistrationBody, RegistrationSchema } from "../schemas/registrations";
 import { findAccount } from "../services/accounts";
 import { requireLearningInstance } from "../services/learning-instances";
 import { createRegistration, deleteRegistration, registrationView, requireRegistration } from "../services/registrations";
-import { json, jsonBody, noContent, uuid, uuidParams } from "./common.schemas";
-import { RegistrationSchema, RegistrationType } from "./registrations.schemas";
-
-const CreateBody = z.object({ account_id: uuid, learning_instance_id: uuid, type: RegistrationType }).openapi("CreateRegistration");
 
 const regParams = uuidParams("reg_id");
 
@@ -25,7 +23,7 @@ const createRouteDef = apiRoute({
   path: "/v0/registrations",
   tags: ["Registrations"],
   summary: "Register an account in a learning instance (instructor registrations: admin only)",
-  request: { body: jsonBody(CreateBody) },
+  request: { body: jsonBody(CreateRegistrationBody) },
   responses: {
     201: json(RegistrationSchema, "The new registration"),
     422: json(z.any(), "Unknown or disabled account, or already registered"),

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { type AccountRow, accessTokens, accounts } from "../db/schema";
 import type { Env } from "../env";
 import { unprocessable } from "../http/errors";
+import type { AccountView } from "../schemas/accounts";
 import { containsEmail } from "./pii";
 
 export const ADMIN_ENTITLEMENTS = [
@@ -12,12 +13,6 @@ export const ADMIN_ENTITLEMENTS = [
   "partner_graph_update",
   "create_learning_instance",
 ] as const;
-
-export interface AccountView {
-  id: string;
-  external_user_id: string;
-  entitlements?: string[];
-}
 
 export function accountView(row: AccountRow, withEntitlements = true): AccountView {
   const view: AccountView = { id: row.id, external_user_id: row.externalUserId };
@@ -76,7 +71,7 @@ export const REVOKE_CONCURRENCY = 50;
  * are deleted (the gates now hold the revocation until expiry). If a revocation fails the call
  * throws with `disabled_at` already set and the rows of unfinished chunks kept, so a retried
  * DELETE re-lists what is left and finishes the job. The number of live tokens per account is
- * capped at issuance (Config.maxLiveAccessTokensPerAccount), which bounds the calls one disable makes.
+ * capped at issuance (MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT), which bounds the calls one disable makes.
  */
 export async function disableAccount(env: Env, db: Db, account: AccountRow): Promise<void> {
   const now = Date.now();

@@ -2,8 +2,9 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { goals as goalsTable, graphs, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest, type ErrorDetail, notFound, unprocessable } from "../http/errors";
+import { badRequest, notFound, unprocessable } from "../http/errors";
 import type { EventInput, IngestRequest } from "../objects/registration-events";
+import type { ErrorDetail } from "../schemas/common";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;

@@ -9,8 +9,10 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
+import type { AssignTo, RegistrationType } from "../domain/vocabulary";
 import { ApiError, notFound, unprocessable } from "../http/errors";
-import type { AssignTo, RegistrationType } from "./goals";
+import type { BatchAction, BatchAssignmentOutcome } from "../schemas/goals";
+import { ASSIGNMENT_BATCH_MAX } from "../schemas/limits";
 
 /** A batchable statement that assigns a goal to the instance's live registrations of the given types (idempotent). */
 export function assignByTypes(db: Db, goalId: string, liId: string, types: RegistrationType[], now: number) {
@@ -117,22 +119,6 @@ export async function requireRegistrationOf(db: Db, li: LearningInstanceRow, reg
   return reg;
 }
 
-export type BatchAction = "assign" | "unassign";
-
-export interface BatchFailure {
-  registration_ids: string[];
-  code: 404 | 422;
-  message: string;
-}
-
-export interface BatchResult {
-  action: BatchAction;
-  success: { registration_ids: string[] };
-  failure: BatchFailure[];
-}
-
-export const BATCH_MAX_IDS = 500;
-
 /**
  * Batch assign/unassign by ids (≤ 500) or by registration type. Ids that name no live registration of
  * the partner fail with 404, those of another learning instance with 422; the rest succeed. Both
@@ -145,7 +131,7 @@ export async function batchAssignment(
   action: BatchAction,
   target: { registration_ids: string[] } | { registration_type: RegistrationType },
   now = Date.now(),
-): Promise<BatchResult> {
+): Promise<BatchAssignmentOutcome> {
   if ("registration_type" in target) {
     const regs = await db
       .select({ id: registrations.id })
@@ -159,7 +145,7 @@ export async function batchAssignment(
   }
 
   const requested = [...new Set(target.registration_ids.map((id) => id.toLowerCase()))];
-  if (requested.length > BATCH_MAX_IDS) throw new ApiError(400, `At most ${BATCH_MAX_IDS} registration_ids per request.`);
+  if (requested.length > ASSIGNMENT_BATCH_MAX) throw new ApiError(400, `At most ${ASSIGNMENT_BATCH_MAX} registration_ids per request.`);
   const found = requested.length
     ? await db
         .select({ id: registrations.id, partnerId: registrations.partnerId, learningInstanceId: registrations.learningInstanceId })
@@ -178,7 +164,7 @@ export async function batchAssignment(
     else ok.push(reg.id);
   }
   await applyBatch(db, goal.id, action, ok, now);
-  const failure: BatchFailure[] = [];
+  const failure: BatchAssignmentOutcome["failure"] = [];
   if (unknown.length) failure.push({ registration_ids: unknown, code: 404, message: "No such registration (unknown or deleted)." });
   if (elsewhere.length) failure.push({ registration_ids: elsewhere, code: 422, message: "The registration belongs to another learning instance." });
   return { action, success: { registration_ids: ok }, failure };

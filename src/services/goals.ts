@@ -4,63 +4,22 @@
  * (labels); `goalScope` keeps that scope current with the graph's latest version. Assignment to
  * registrations is in ./goal-assignments.ts.
  *
- * Functions later features use: `findGoal`, `goalScope`, `goalBodyOf`, `goalDeadline`.
+ * Functions later features use: `findGoal`, `goalScope`, `goalDeadline`.
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, learningInstances } from "../db/schema";
-import { type IdRef, type RemediationDepth, resolveGoalScope } from "../graphs/resolve-goal-scope";
+import type { TargetKind } from "../domain/vocabulary";
+import { type IdRef, resolveGoalScope } from "../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../graphs/runtime-graph";
-import { type ErrorDetail, notFound, unprocessable } from "../http/errors";
+import { notFound, unprocessable } from "../http/errors";
 import { addIsoDuration, parseIsoDuration } from "../lib/iso-duration";
+import type { ErrorDetail } from "../schemas/common";
+import type { GoalBody, GoalInput, GoalView, ResolvedScopeView } from "../schemas/goals";
 import { ASSIGN_TYPES, assignByTypes } from "./goal-assignments";
 import { latestGraphVersion, loadRuntimeGraph, resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
-
-export type AdaptiveBehavior = "practice" | "introduce" | "review";
-export type CompletionBehavior = "all" | "average";
-export type AssignTo = "none" | "learners" | "instructors" | "all";
-export type RegistrationType = "learner" | "instructor";
-
-/** A goal request body after structural validation (the route's zod schema); defaults not yet filled. */
-export interface GoalInput {
-  name: string;
-  adaptive_behavior: AdaptiveBehavior;
-  targets?: { include: string[]; completion_behavior?: CompletionBehavior };
-  topics?: { id: string; name?: string; targets: { include: string[]; completion_behavior?: CompletionBehavior } }[];
-  scope?: { remediation_depth?: RemediationDepth; include?: string[]; exclude?: string[] };
-  completion_criteria?: { min_predicted_mastery?: number; min_work_per_target?: number; max_work_on_goal?: number };
-  timing?: { end?: string; relative_deadline?: string };
-  config?: { analytics_enabled?: boolean; assign_to?: AssignTo };
-}
-
-/** The stored and echoed goal fields, defaults filled. */
-export interface GoalBody {
-  name: string;
-  adaptive_behavior: AdaptiveBehavior;
-  targets?: { include: string[]; completion_behavior: CompletionBehavior };
-  topics?: { id: string; name?: string; targets: { include: string[]; completion_behavior: CompletionBehavior } }[];
-  scope: { remediation_depth: RemediationDepth; include: string[]; exclude: string[] };
-  completion_criteria: { min_predicted_mastery: number; min_work_per_target?: number; max_work_on_goal?: number };
-  timing?: { end?: string; relative_deadline?: string };
-  config: { analytics_enabled: boolean; assign_to: AssignTo };
-}
-
-export interface GoalView extends GoalBody {
-  id: string;
-  learning_instance_id: string;
-  created_at: string;
-  last_modified: string;
-}
-
-export interface ResolvedScopeView {
-  graph_id: string;
-  graph_version: number;
-  target_learning_objective_ids: string[];
-  learning_objective_ids: string[];
-  module_ids: string[];
-}
 
 /** How far ahead `timing.end` may lie. */
 export const MAX_GOAL_END_MS = 2 * 366 * 24 * 3600 * 1000;
@@ -71,7 +30,7 @@ export function goalView(row: GoalViewRow): GoalView {
   return {
     id: row.id,
     learning_instance_id: row.learningInstanceId,
-    ...goalBodyOf(row),
+    ...row.body,
     created_at: iso(row.createdAt),
     last_modified: iso(row.updatedAt),
   };
@@ -87,7 +46,7 @@ export function resolvedScopeView(row: GoalScope): ResolvedScopeView {
   };
 }
 
-export function targetKindOf(input: Pick<GoalInput, "targets" | "topics">): "objective" | "module" {
+export function targetKindOf(input: Pick<GoalInput, "targets" | "topics">): TargetKind {
   const first = input.targets?.include[0] ?? input.topics?.[0]?.targets.include[0] ?? "";
   return first.startsWith("mref-") ? "module" : "objective";
 }
@@ -122,11 +81,6 @@ export function normalizeGoal(input: GoalInput): GoalBody {
     if (input.timing.relative_deadline !== undefined) body.timing.relative_deadline = input.timing.relative_deadline;
   }
   return body;
-}
-
-/** The stored goal fields of a row, typed. */
-export function goalBodyOf(row: Pick<GoalRow, "body">): GoalBody {
-  return row.body as unknown as GoalBody;
 }
 
 /**
@@ -222,7 +176,7 @@ export async function goalScope(db: Db, goal: GoalRow): Promise<GoalScope> {
   if (!index) return stored;
   let fresh: GoalScope;
   try {
-    fresh = resolveScope(index, goalBodyOf(goal));
+    fresh = resolveScope(index, goal.body);
   } catch (error) {
     // Cannot happen for an additive update (every id the goal names is kept); keep what is stored, visibly.
     console.error(
@@ -247,7 +201,7 @@ export async function createGoal(db: Db, li: LearningInstanceRow, input: GoalInp
     learningInstanceId: li.id,
     targetKind: targetKindOf(body),
     adaptiveBehavior: body.adaptive_behavior,
-    body: body as unknown as Record<string, unknown>,
+    body,
     ...resolved,
     endAt: body.timing?.end ?? null,
     createdAt: now,
@@ -277,7 +231,7 @@ export async function updateGoal(db: Db, li: LearningInstanceRow, current: GoalR
   if (details.length) throw unprocessable("adaptive_behavior and the target kind of a goal cannot change; create a new goal instead.", details);
   checkGoal(body, now);
   const resolved = resolveScope(await instanceGraph(db, li), body);
-  const next: GoalRow = { ...current, body: body as unknown as Record<string, unknown>, ...resolved, endAt: body.timing?.end ?? null, updatedAt: now };
+  const next: GoalRow = { ...current, body, ...resolved, endAt: body.timing?.end ?? null, updatedAt: now };
   await db
     .update(goals)
     .set({

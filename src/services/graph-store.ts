@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 /**
  * Knowledge graph storage: ingest and additive update of graph documents, their versions, and the
  * stored forms of each version (the GET body and the compact RuntimeGraph), cut into parts because
@@ -14,6 +15,7 @@ import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from 
 import { type GraphIndex, indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
 import { type GraphIssue, nonAdditiveChanges, validateGraph } from "../graphs/validate-graph";
 import { ApiError, unprocessable } from "../http/errors";
+import type { GraphSummarySchema, GraphVersionCreatedSchema } from "../schemas/graphs";
 
 /** Characters per stored part: at most ~1.5 MB of UTF-8 even for non-Latin text (D1 allows ~2 MB per value). */
 export const BLOB_PART_CHARS = 512 * 1024;
@@ -35,23 +37,8 @@ export interface GraphRef {
   version: number;
 }
 
-export interface GraphSummary {
-  id: string;
-  label: string;
-  name: string;
-  version: number;
-  counts: GraphCounts;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface IngestResult {
-  id: string;
-  label: string;
-  name: string;
-  version: number;
-  counts: GraphCounts;
-}
+export type GraphSummary = z.infer<typeof GraphSummarySchema>;
+export type IngestResult = z.infer<typeof GraphVersionCreatedSchema>;
 
 export function splitParts(text: string, size = BLOB_PART_CHARS): string[] {
   const parts: string[] = [];
@@ -220,7 +207,7 @@ export async function listGraphs(db: Db, partnerId: string, offset: number, limi
     label: graph.label,
     name: graph.name,
     version: graph.version,
-    counts: counts as unknown as GraphCounts,
+    counts,
     created_at: new Date(graph.createdAt).toISOString(),
     updated_at: new Date(graph.updatedAt).toISOString(),
   }));

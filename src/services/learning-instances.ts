@@ -1,19 +1,13 @@
+import type { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { goals, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
+import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
+import type { CreateLearningInstanceInput, LearningInstanceView, UpdateLearningInstanceBody } from "../schemas/learning-instances";
 import { resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
-
-export interface LearningInstanceView {
-  id: string;
-  graph_id: string;
-  name: string;
-  start_date?: string;
-  end_date?: string;
-  in_progress: true;
-}
 
 export function learningInstanceView(row: LearningInstanceRow): LearningInstanceView {
   const view: LearningInstanceView = { id: row.id, graph_id: row.graphId, name: row.name, in_progress: true };
@@ -22,11 +16,8 @@ export function learningInstanceView(row: LearningInstanceRow): LearningInstance
   return view;
 }
 
-export interface LearningInstanceFields {
-  name?: string;
-  start_date?: string | null;
-  end_date?: string | null;
-}
+/** The updatable fields of PUT /v0/learning-instances/{id} (graph_id is checked by the route). */
+export type LearningInstanceFields = Omit<z.infer<typeof UpdateLearningInstanceBody>, "graph_id">;
 
 function checkFields(fields: LearningInstanceFields, current?: LearningInstanceRow): void {
   if (fields.name !== undefined && containsEmail(fields.name)) {
@@ -43,11 +34,7 @@ function checkFields(fields: LearningInstanceFields, current?: LearningInstanceR
 
 const isoUtc = (value: string | null | undefined) => (value ? new Date(value).toISOString() : value);
 
-export async function createLearningInstance(
-  db: Db,
-  partnerId: string,
-  input: { graph_id: string; name: string; start_date?: string; end_date?: string },
-): Promise<LearningInstanceRow> {
+export async function createLearningInstance(db: Db, partnerId: string, input: CreateLearningInstanceInput): Promise<LearningInstanceRow> {
   checkFields(input);
   const graph = await resolveGraphRef(db, partnerId, input.graph_id);
   if (!graph) {
@@ -127,7 +114,7 @@ export async function listLearningInstances(db: Db, partnerId: string, offset: n
 export async function listRegistrationsOfInstance(
   db: Db,
   learningInstanceId: string,
-  type: "learner" | "instructor" | undefined,
+  type: RegistrationType | undefined,
   offset: number,
   limit: number,
 ): Promise<RegistrationRow[]> {

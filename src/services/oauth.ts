@@ -5,6 +5,8 @@ import type { Config } from "../config";
 import type { Db } from "../db/client";
 import { type AccountRow, accessTokens, type PartnerRow, partners, refreshTokens } from "../db/schema";
 import type { Env } from "../env";
+import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
+import type { TokenResponse } from "../schemas/oauth";
 import { findAccount, findAccountByExternalId } from "./accounts";
 
 /** RFC 6749 section 5.2 error codes used by the token endpoint. */
@@ -20,16 +22,6 @@ export class OAuthError extends Error {
   get status(): 400 | 401 {
     return this.error === "invalid_client" ? 401 : 400;
   }
-}
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-  account_id: string;
-  expires_at: string;
 }
 
 /** Authenticates the client (HTTP Basic: client id and secret) against the stored secret digest. */
@@ -64,7 +56,7 @@ export async function clientCredentialsGrant(env: Env, db: Db, config: Config, p
   if (!account || account.disabledAt !== null) {
     throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
   }
-  await assertTokenRoom(db, config, account.id, Date.now());
+  await assertTokenRoom(db, account.id, Date.now());
   return issueTokens(env, db, config, partner, account);
 }
 
@@ -79,7 +71,7 @@ export async function refreshTokenGrant(env: Env, db: Db, config: Config, partne
     .from(refreshTokens)
     .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
     .get();
-  if (pending) await assertTokenRoom(db, config, pending.accountId, now);
+  if (pending) await assertTokenRoom(db, pending.accountId, now);
   const spent = await db
     .update(refreshTokens)
     .set({ usedAt: now })
@@ -94,13 +86,13 @@ export async function refreshTokenGrant(env: Env, db: Db, config: Config, partne
 }
 
 /**
- * Refuses a new access token when the account already has `maxLiveAccessTokensPerAccount` live
+ * Refuses a new access token when the account already has MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT live
  * ones (docs/architecture.md "Tokens"): disabling an account revokes every live token, so their
  * number must stay bounded. Concurrent issuances may pass the check together, so the bound is
  * approximate by the number of requests in flight.
  */
-async function assertTokenRoom(db: Db, config: Config, accountId: string, now: number): Promise<void> {
-  const max = config.maxLiveAccessTokensPerAccount;
+async function assertTokenRoom(db: Db, accountId: string, now: number): Promise<void> {
+  const max = MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT;
   const row = await db
     .select({ n: count() })
     .from(accessTokens)

@@ -1,16 +1,9 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type AccountRow, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
+import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
-
-export type RegistrationType = "learner" | "instructor";
-
-export interface RegistrationView {
-  id: string;
-  account_id: string;
-  learning_instance_id: string;
-  type: RegistrationType;
-}
+import type { RegistrationView } from "../schemas/registrations";
 
 export function registrationView(row: RegistrationRow): RegistrationView {
   return { id: row.id, account_id: row.accountId, learning_instance_id: row.learningInstanceId, type: row.type };

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
-import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/routes/goals.schemas";
-import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/routes/graphs.schemas";
+import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/schemas/goals";
+import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
 import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { verifyAccessToken } from "../../src/auth/access-token";
 import { configFrom } from "../../src/config";
 import { openDb } from "../../src/db/client";
-import { rateLimits, scaledLimit } from "../../src/http/rate-limits";
+import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { findAccountByExternalId } from "../../src/services/accounts";
 import { type ApiResponse, call, newPartner, tokenRequest, uniqueId } from "../support/api";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { configFrom } from "../../src/config";
-import { scaledLimit } from "../../src/http/rate-limits";
+import { scaledLimit } from "../../src/rate-limits/table";
 
 const rl = (vars: Record<string, string | undefined>) =>
   configFrom({ ...env, RATE_LIMIT_MULTIPLIER: undefined, IP_RATE_LIMIT: undefined, IP_QUEUE_SIZE: undefined, ...vars }).rateLimits;

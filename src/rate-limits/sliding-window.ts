@@ -1,4 +1,4 @@
-import { RATE_WINDOW_MS, type WindowState } from "../http/rate-limits";
+import { RATE_WINDOW_MS, type WindowState } from "./table";
 
 export type HitResult = ({ allowed: true } | { allowed: false; retryAfterMs: number }) & WindowState;
 

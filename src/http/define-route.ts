@@ -1,7 +1,7 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { type RouteKey, routeKey } from "../http/caller-rules";
 import { protect } from "../http/protect";
-import { errorResponses } from "../routes/common.schemas";
+import { errorResponses } from "../schemas/common";
 
 type Method = "get" | "post" | "put" | "delete";
 

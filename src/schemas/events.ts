@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { isoDateTime, uuid } from "./common.schemas";
-
-export const MAX_BATCH_EVENTS = 500;
+import { isoDateTime, uuid } from "./common";
+import { MAX_BATCH_EVENTS } from "./limits";
 
 const ModuleId = z.string().min(1).max(200).openapi({ description: "Atom UUID or its mref- label", example: "mref-frac-add-q1" });
 const Duration = z

@@ -1,13 +1,19 @@
 import { z } from "@hono/zod-openapi";
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "./limits";
+
+/** One problem of a refused request: where (`body.events[3].module_id`) and what. */
+export const ErrorDetailSchema = z.object({ path: z.string(), message: z.string() });
+export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
 
 export const ErrorSchema = z
   .object({
     code: z.number().int(),
     message: z.string(),
     error_id: z.string().uuid(),
-    details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    details: z.array(ErrorDetailSchema).optional(),
   })
   .openapi("Error");
+export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 const errorContent = { content: { "application/json": { schema: ErrorSchema } } };
 
@@ -61,7 +67,7 @@ export const pageQuery = z.object({
     .number()
     .int()
     .min(1)
-    .max(500)
-    .default(100)
+    .max(LIST_LIMIT_MAX)
+    .default(LIST_LIMIT_DEFAULT)
     .openapi({ param: { name: "limit", in: "query" } }),
 });

@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { ADAPTIVE_BEHAVIORS, ASSIGN_TO, COMPLETION_BEHAVIORS, REGISTRATION_TYPES } from "../domain/vocabulary";
+import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
-import { BATCH_MAX_IDS } from "../services/goal-assignments";
-import { isoDateTime, uuid } from "./common.schemas";
+import { isoDateTime, uuid } from "./common";
+import { ASSIGNMENT_BATCH_MAX } from "./limits";
 
 const ObjectiveOrModuleId = z
   .string()
@@ -9,7 +11,10 @@ const ObjectiveOrModuleId = z
   .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
 
 const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
-const CompletionBehavior = z.enum(["all", "average"]);
+const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
+const AdaptiveBehavior = z.enum(ADAPTIVE_BEHAVIORS);
+const RemediationDepth = z.enum(REMEDIATION_DEPTHS);
+const AssignTo = z.enum(ASSIGN_TO);
 const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
 const Targets = z.object({
@@ -69,15 +74,14 @@ function checkTargets(body: { targets?: { include: string[] }; topics?: { id: st
 export const GoalBodySchema = z
   .object({
     name: Name,
-    adaptive_behavior: z.enum(["practice", "introduce", "review"]).openapi({ description: "Immutable after creation (422 on change)." }),
+    adaptive_behavior: AdaptiveBehavior.openapi({ description: "Immutable after creation (422 on change)." }),
     targets: Targets.optional().openapi({ description: "Exactly one of `targets` and `topics`." }),
     topics: z.array(Topic).min(1).max(100).optional(),
     scope: z
       .object({
-        remediation_depth: z
-          .enum(["none", "one", "two", "three", "maximum"])
-          .optional()
-          .openapi({ description: "Prerequisite levels below the targets in scope: `one` = direct prerequisites (default), `maximum` = all." }),
+        remediation_depth: RemediationDepth.optional().openapi({
+          description: "Prerequisite levels below the targets in scope: `one` = direct prerequisites (default), `maximum` = all.",
+        }),
         include: z.array(ObjectiveOrModuleId).max(20_000).optional(),
         exclude: z.array(ObjectiveOrModuleId).max(20_000).optional(),
       })
@@ -98,10 +102,7 @@ export const GoalBodySchema = z
     config: z
       .object({
         analytics_enabled: z.boolean().optional().openapi({ description: "Default true." }),
-        assign_to: z
-          .enum(["none", "learners", "instructors", "all"])
-          .optional()
-          .openapi({ description: "Applied at creation: assigns the instance's registrations of those types. Default `none`." }),
+        assign_to: AssignTo.optional().openapi({ description: "Applied at creation: assigns the instance's registrations of those types. Default `none`." }),
       })
       .optional(),
   })
@@ -110,50 +111,54 @@ export const GoalBodySchema = z
 
 const TargetsOut = z.object({ include: z.array(z.string()), completion_behavior: CompletionBehavior });
 
-export const GoalSchema = z
+/** A goal as stored and echoed: the request with the decided defaults filled (services/goals.ts `normalizeGoal`). */
+export const StoredGoalBodySchema = z.object({
+  name: z.string(),
+  adaptive_behavior: AdaptiveBehavior,
+  targets: TargetsOut.optional(),
+  topics: z.array(z.object({ id: z.string(), name: z.string().optional(), targets: TargetsOut })).optional(),
+  scope: z.object({
+    remediation_depth: RemediationDepth,
+    include: z.array(z.string()),
+    exclude: z.array(z.string()),
+  }),
+  completion_criteria: z.object({
+    min_predicted_mastery: z.number(),
+    min_work_per_target: z.number().int().optional(),
+    max_work_on_goal: z.number().int().optional(),
+  }),
+  timing: z.object({ end: z.string().optional(), relative_deadline: z.string().optional() }).optional(),
+  config: z.object({ analytics_enabled: z.boolean(), assign_to: AssignTo }),
+});
+
+export const ResolvedScopeSchema = z
   .object({
-    id: z.string().uuid(),
-    learning_instance_id: z.string().uuid(),
-    name: z.string(),
-    adaptive_behavior: z.enum(["practice", "introduce", "review"]),
-    targets: TargetsOut.optional(),
-    topics: z.array(z.object({ id: z.string(), name: z.string().optional(), targets: TargetsOut })).optional(),
-    scope: z.object({
-      remediation_depth: z.enum(["none", "one", "two", "three", "maximum"]),
-      include: z.array(z.string()),
-      exclude: z.array(z.string()),
-    }),
-    completion_criteria: z.object({
-      min_predicted_mastery: z.number(),
-      min_work_per_target: z.number().int().optional(),
-      max_work_on_goal: z.number().int().optional(),
-    }),
-    timing: z.object({ end: z.string().optional(), relative_deadline: z.string().optional() }).optional(),
-    config: z.object({ analytics_enabled: z.boolean(), assign_to: z.enum(["none", "learners", "instructors", "all"]) }),
-    created_at: z.string(),
-    last_modified: z.string(),
-    resolved_scope: z
-      .object({
-        graph_id: z.string().uuid(),
-        graph_version: z.number().int(),
-        target_learning_objective_ids: z.array(z.string()),
-        learning_objective_ids: z.array(z.string()),
-        module_ids: z.array(z.string()),
-      })
-      .optional()
-      .openapi({ description: "Only with `?resolved_scope=true` on GET: the scope resolved against the graph (in-scope objectives and recommendable atoms)." }),
+    graph_id: z.string().uuid(),
+    graph_version: z.number().int(),
+    target_learning_objective_ids: z.array(z.string()),
+    learning_objective_ids: z.array(z.string()),
+    module_ids: z.array(z.string()),
   })
-  .openapi("ScopedGoal");
+  .openapi({ description: "Only with `?resolved_scope=true` on GET: the scope resolved against the graph (in-scope objectives and recommendable atoms)." });
+
+export const GoalSchema = StoredGoalBodySchema.extend({
+  id: z.string().uuid(),
+  learning_instance_id: z.string().uuid(),
+  created_at: z.string(),
+  last_modified: z.string(),
+  resolved_scope: ResolvedScopeSchema.optional(),
+}).openapi("ScopedGoal");
 
 export const AssignmentSchema = z.object({ goal_id: z.string().uuid(), registration_id: z.string().uuid() }).openapi("GoalAssignment");
 
-const BatchAction = z.enum(["assign", "unassign"]);
+export const BATCH_ACTIONS = ["assign", "unassign"] as const;
+const BatchAction = z.enum(BATCH_ACTIONS);
 
 export const BatchAssignmentBody = z
   .object({
     action: BatchAction,
-    registration_ids: z.array(uuid).min(1).max(BATCH_MAX_IDS).optional(),
-    registration_type: z.enum(["learner", "instructor"]).optional(),
+    registration_ids: z.array(uuid).min(1).max(ASSIGNMENT_BATCH_MAX).optional(),
+    registration_type: z.enum(REGISTRATION_TYPES).optional(),
   })
   .superRefine((body, ctx) => {
     if ((body.registration_ids === undefined) === (body.registration_type === undefined)) {
@@ -169,3 +174,12 @@ export const BatchAssignmentResult = z
     failure: z.array(z.object({ registration_ids: z.array(z.string()), code: z.union([z.literal(404), z.literal(422)]), message: z.string() })),
   })
   .openapi("GoalAssignmentBatchResult");
+
+/** A goal request after structural validation; defaults not yet filled. */
+export type GoalInput = z.infer<typeof GoalBodySchema>;
+/** A goal as stored and echoed (defaults filled). */
+export type GoalBody = z.infer<typeof StoredGoalBodySchema>;
+export type GoalView = Omit<z.infer<typeof GoalSchema>, "resolved_scope">;
+export type ResolvedScopeView = z.infer<typeof ResolvedScopeSchema>;
+export type BatchAction = (typeof BATCH_ACTIONS)[number];
+export type BatchAssignmentOutcome = z.infer<typeof BatchAssignmentResult>;

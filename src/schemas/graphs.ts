@@ -99,3 +99,7 @@ export const GraphRefParams = z.object({
     .max(200)
     .openapi({ param: { name: "graph_id", in: "path" }, description: "Graph uuid or gref- label", example: "gref-pre-algebra" }),
 });
+
+export const GraphVersionCreatedSchema = z
+  .object({ id: z.string().uuid(), label: z.string(), name: z.string(), version: z.number().int(), counts: GraphCountsSchema })
+  .openapi("GraphVersionCreated");

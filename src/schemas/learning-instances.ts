@@ -1,0 +1,37 @@
+import { z } from "@hono/zod-openapi";
+import { isoDateTime } from "./common";
+
+const GraphId = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((v) => v.startsWith("gref-") || z.string().uuid().safeParse(v).success, { message: "must be a graph uuid or a gref- label" })
+  .openapi({ example: "gref-pre-algebra" });
+const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+
+export const LearningInstanceSchema = z
+  .object({
+    id: z.string().uuid(),
+    graph_id: z.string(),
+    name: z.string(),
+    start_date: z.string().optional(),
+    end_date: z.string().optional(),
+    in_progress: z.literal(true).openapi({ description: "Deprecated; always true." }),
+  })
+  .openapi("LearningInstance");
+
+export const CreateLearningInstanceBody = z
+  .object({ graph_id: GraphId, name: Name, start_date: isoDateTime.optional(), end_date: isoDateTime.optional() })
+  .openapi("CreateLearningInstance");
+
+export const UpdateLearningInstanceBody = z
+  .object({
+    name: Name.optional(),
+    start_date: isoDateTime.nullable().optional(),
+    end_date: isoDateTime.nullable().optional(),
+    graph_id: z.string().optional().openapi({ description: "Immutable: may be repeated unchanged; a different value is refused (422)." }),
+  })
+  .openapi("UpdateLearningInstance");
+
+export type LearningInstanceView = z.infer<typeof LearningInstanceSchema>;
+export type CreateLearningInstanceInput = z.infer<typeof CreateLearningInstanceBody>;

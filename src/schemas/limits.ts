@@ -1,0 +1,26 @@
+/**
+ * Fixed limits of the API contract (spec 8.3 and decisions.md), written once: the zod schemas,
+ * the body-size middleware and the services read them from here. They are not deployment settings
+ * (those are parsed from the environment in src/config.ts).
+ */
+
+/** Request bodies: 1 MiB (413 beyond), except graph documents. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Graph documents (POST /v0/graphs, /v0/graphs/validate, PUT /v0/graphs/{id}): a 20,000-module graph is several MiB. */
+export const GRAPH_DOCUMENT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** POST /v0/batch entries (spec 8.3). */
+export const ACCOUNTS_BATCH_MAX = 50;
+
+/** List endpoints: `limit` default and maximum (decisions.md "Clarifications"). */
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 500;
+
+/** Events per batch-events request (decisions.md "Events"). */
+export const MAX_BATCH_EVENTS = 500;
+
+/** registration_ids per batch goal assignment request (decisions.md "Scoped goals"). */
+export const ASSIGNMENT_BATCH_MAX = 500;
+
+/** Live access tokens one account may hold (docs/architecture.md "Tokens"). */
+export const MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT = 100;
