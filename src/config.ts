@@ -1,19 +1,20 @@
+import { z } from "zod";
 import type { Env } from "./env";
 
-/** Every tunable of the service, typed, with its default. Tests override through bindings, never by editing. */
+/**
+ * The deployment's settings, parsed from the environment (wrangler.toml `[vars]`, `.dev.vars`,
+ * secrets) by one zod schema. A value that does not parse is a configuration error: `configFrom`
+ * throws with every problem named, so a bad deployment fails at once (every request answers 500 and
+ * logs the cause) instead of running quietly on defaults. Fixed limits of the API contract are not
+ * settings; they live in src/schemas/limits.ts.
+ */
 export interface Config {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
-  /** live (unexpired) access tokens one account may hold; the token endpoint refuses more (docs/architecture.md "Tokens") */
-  maxLiveAccessTokensPerAccount: number;
-  maxBodyBytes: number;
-  accountsBatchMax: number;
-  listLimitDefault: number;
-  listLimitMax: number;
   rateLimits: RateLimitConfig;
 }
 
-/** Rate limits (docs/rate-limits.md). The per-endpoint numbers are the spec's table in src/http/rate-limits.ts. */
+/** Rate limits (docs/rate-limits.md). The per-endpoint numbers are the spec's table in src/rate-limits/table.ts. */
 export interface RateLimitConfig {
   /** false when RATE_LIMIT_MULTIPLIER is 0 or "off": no token, partner or IP limiting at all */
   enabled: boolean;
@@ -25,45 +26,47 @@ export interface RateLimitConfig {
   ipQueueSize: number;
 }
 
-export const defaults: Config = {
-  accessTokenTtlSeconds: 3600,
-  refreshTokenTtlSeconds: 14 * 24 * 3600,
-  maxLiveAccessTokensPerAccount: 100,
-  maxBodyBytes: 1024 * 1024,
-  accountsBatchMax: 50,
-  listLimitDefault: 100,
-  listLimitMax: 500,
-  rateLimits: { enabled: true, multiplier: 1, ipLimit: 60, ipQueueSize: 10 },
-};
+/** An environment variable holding an integer (vars are strings; surrounding spaces are ignored). */
+const integer = (min: number) =>
+  z.string().trim().regex(/^\d+$/, { message: "must be a whole number" }).transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));
 
-function positiveInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
+const multiplier = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => v === "off" || (/^\d+(\.\d+)?$/.test(v) && Number.isFinite(Number(v))), { message: 'must be a number >= 0, or "off"' })
+  .transform((v) => (v === "off" ? 0 : Number(v)));
 
-function nonNegativeInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return value !== undefined && value.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : fallback;
-}
+const EnvSettings = z.object({
+  ACCESS_TOKEN_TTL_SECONDS: integer(1).default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: integer(1).default(14 * 24 * 3600),
+  RATE_LIMIT_MULTIPLIER: multiplier.default(1),
+  IP_RATE_LIMIT: integer(1).default(60),
+  IP_QUEUE_SIZE: integer(0).default(10),
+  TOKEN_SIGNING_KEY: z.string().min(32, { message: "must be at least 32 characters (openssl rand -hex 32)" }),
+});
 
-function rateLimitConfig(env: Env): RateLimitConfig {
-  const d = defaults.rateLimits;
-  const raw = env.RATE_LIMIT_MULTIPLIER?.trim().toLowerCase();
-  const parsed = raw === undefined || raw === "" ? d.multiplier : raw === "off" ? 0 : Number(raw);
-  const multiplier = Number.isFinite(parsed) && parsed >= 0 ? parsed : d.multiplier;
-  return {
-    enabled: multiplier > 0,
-    multiplier,
-    ipLimit: positiveInt(env.IP_RATE_LIMIT, d.ipLimit),
-    ipQueueSize: nonNegativeInt(env.IP_QUEUE_SIZE, d.ipQueueSize),
-  };
+export class ConfigError extends Error {
+  override name = "ConfigError";
 }
 
 export function configFrom(env: Env): Config {
+  // An empty string counts as unset (a `.dev.vars` line `NAME=`), so the default applies.
+  const raw = Object.fromEntries(Object.keys(EnvSettings.shape).map((name) => [name, env[name as keyof Env] === "" ? undefined : env[name as keyof Env]]));
+  const parsed = EnvSettings.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const s = parsed.data;
   return {
-    ...defaults,
-    accessTokenTtlSeconds: positiveInt(env.ACCESS_TOKEN_TTL_SECONDS, defaults.accessTokenTtlSeconds),
-    refreshTokenTtlSeconds: positiveInt(env.REFRESH_TOKEN_TTL_SECONDS, defaults.refreshTokenTtlSeconds),
-    rateLimits: rateLimitConfig(env),
+    accessTokenTtlSeconds: s.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlSeconds: s.REFRESH_TOKEN_TTL_SECONDS,
+    rateLimits: {
+      enabled: s.RATE_LIMIT_MULTIPLIER > 0,
+      multiplier: s.RATE_LIMIT_MULTIPLIER,
+      ipLimit: s.IP_RATE_LIMIT,
+      ipQueueSize: s.IP_QUEUE_SIZE,
+    },
   };
 }

@@ -35,10 +35,21 @@ export function parseIsoDuration(text: string): IsoDuration | undefined {
   return d;
 }
 
-/** The instant `duration` after `from` (calendar arithmetic in UTC for years and months). */
+/**
+ * The instant `duration` after `from`: years and months first, by the UTC calendar, clamped to the
+ * last day of a shorter month (Jan 31 + P1M = Feb 28, or 29), as date libraries do; then weeks,
+ * days and time as exact lengths.
+ */
 export function addIsoDuration(from: Date, d: IsoDuration): Date {
   const t = new Date(from.getTime());
-  if (d.years || d.months) t.setUTCMonth(t.getUTCMonth() + d.years * 12 + d.months);
+  const months = d.years * 12 + d.months;
+  if (months) {
+    const day = t.getUTCDate();
+    t.setUTCDate(1);
+    t.setUTCMonth(t.getUTCMonth() + months);
+    const lastDay = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 0)).getUTCDate();
+    t.setUTCDate(Math.min(day, lastDay));
+  }
   const ms = (((d.weeks * 7 + d.days) * 24 + d.hours) * 60 + d.minutes) * 60_000 + d.seconds * 1000;
   return new Date(t.getTime() + ms);
 }

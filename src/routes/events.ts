@@ -21,7 +21,7 @@ const IdempotencyHeaders = z.object({
 const stored = { description: "Stored durably and applied to the learner model" };
 const refused = { description: "Unknown module or goal id (details name them)" };
 
-function eventRoute(path: string, summary: string, body: z.ZodType) {
+function eventRoute<const P extends string, B extends z.ZodType>(path: P, summary: string, body: B) {
   return apiRoute({
     method: "post",
     path,
@@ -46,12 +46,13 @@ async function authorized(c: Context<AppEnv>, registrationId: string): Promise<R
   return context;
 }
 
+/** Validates the events against current data and hands them to the registration's Durable Object (204 once stored). */
 async function submit(
   c: Context<AppEnv>,
   context: RegistrationContext,
   events: EventInput[],
   options: { focusGoalId?: string; ignoreInvalidModuleIds?: boolean; newestFirst?: boolean; focusPath?: string } = {},
-): Promise<Response> {
+): Promise<void> {
   const nowMs = Date.now();
   checkTimes(events, nowMs, options.newestFirst ?? false);
   const goals = events.filter((e) => e.goalId).map((e) => ({ goalId: e.goalId as string, path: e.path.replace(/module_id$/, "goal_id") }));
@@ -68,10 +69,9 @@ async function submit(
     idempotencyKey: c.req.header("Idempotency-Key") ?? undefined,
     nowMs,
   });
-  return c.body(null, 204);
 }
 
-type Work = z.infer<typeof UngradedEvent> & { is_correct?: boolean; instance_hash?: string };
+type Work = z.infer<typeof UngradedEvent> & Partial<Pick<z.infer<typeof GradedEvent>, "is_correct" | "instance_hash">>;
 
 function workEvent(kind: "graded" | "ungraded", e: Work, path: string): EventInput {
   return {
@@ -93,35 +93,40 @@ function followedEvent(e: z.infer<typeof RecommendationFollowedEvent>, path: str
 export const eventsRouter = createRouter()
   .openapi(gradedRoute, async (c) => {
     const context = await authorized(c, c.req.valid("param").id);
-    const body = c.req.valid("json") as z.infer<typeof GradedEvent>;
-    return submit(c, context, [workEvent("graded", body, "body.module_id")]) as never;
+    const body = c.req.valid("json");
+    await submit(c, context, [workEvent("graded", body, "body.module_id")]);
+    return c.body(null, 204);
   })
   .openapi(ungradedRoute, async (c) => {
     const context = await authorized(c, c.req.valid("param").id);
-    const body = c.req.valid("json") as z.infer<typeof UngradedEvent>;
-    return submit(c, context, [workEvent("ungraded", body, "body.module_id")]) as never;
+    const body = c.req.valid("json");
+    await submit(c, context, [workEvent("ungraded", body, "body.module_id")]);
+    return c.body(null, 204);
   })
   .openapi(followedRoute, async (c) => {
     const context = await authorized(c, c.req.valid("param").id);
-    const body = c.req.valid("json") as z.infer<typeof RecommendationFollowedEvent>;
-    return submit(c, context, [followedEvent(body, "body.module_id")]) as never;
+    const body = c.req.valid("json");
+    await submit(c, context, [followedEvent(body, "body.module_id")]);
+    return c.body(null, 204);
   })
   .openapi(focusRoute, async (c) => {
     const context = await authorized(c, c.req.valid("param").id);
-    const body = c.req.valid("json") as z.infer<typeof FocusEvent>;
-    return submit(c, context, [], { focusGoalId: body.goal_id }) as never;
+    const body = c.req.valid("json");
+    await submit(c, context, [], { focusGoalId: body.goal_id });
+    return c.body(null, 204);
   })
   .openapi(batchRoute, async (c) => {
     const context = await authorized(c, c.req.valid("param").id);
-    const body = c.req.valid("json") as z.infer<typeof BatchEvents>;
+    const body = c.req.valid("json");
     const events = body.events.map((e, i) =>
       e.type === "recommendation-followed"
         ? followedEvent(e, `body.events[${i}].module_id`)
         : workEvent(e.type === "graded-events" ? "graded" : "ungraded", e, `body.events[${i}].module_id`),
     );
-    return submit(c, context, events, {
+    await submit(c, context, events, {
       focusGoalId: body.goal_id,
       ignoreInvalidModuleIds: body.ignore_invalid_module_ids,
       newestFirst: true,
-    }) as never;
+    });
+    return c.body(null, 204);
   });

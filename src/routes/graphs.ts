@@ -16,21 +16,9 @@ import {
   GraphVersionCreatedSchema,
   GraphWithIdsSchema,
 } from "../schemas/graphs";
+import { GRAPH_DOCUMENT_MAX_BYTES } from "../schemas/limits";
 import { findAccount } from "../services/accounts";
 import { findGraph, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
-
-/**
- * Graph document bodies may be far larger than the 1 MiB rule (a 20,000-module graph is several
- * MiB), so the routes that take one accept up to 16 MiB; every other route keeps 1 MiB (src/app.ts).
- */
-export const GRAPH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
-
-/** True for the requests whose body is a graph document (POST /v0/graphs, POST /v0/graphs/validate, PUT /v0/graphs/{id}). */
-export function takesGraphDocument(method: string, path: string): boolean {
-  if (method === "POST") return path === "/v0/graphs" || path === "/v0/graphs/validate";
-  if (method === "PUT") return /^\/v0\/graphs\/[^/]+$/.test(path);
-  return false;
-}
 
 type Entitlement = "partner_graph_ingest" | "partner_graph_validate" | "partner_graph_update";
 
@@ -49,7 +37,7 @@ async function requireGraph(c: Context<AppEnv>, ref: string): Promise<GraphRow> 
   return graph;
 }
 
-const body413 = { 413: json(z.any(), `Body over ${GRAPH_BODY_LIMIT_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
+const body413 = { 413: json(z.any(), `Body over ${GRAPH_DOCUMENT_MAX_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
 
 const ingestRoute = apiRoute({
   method: "post",

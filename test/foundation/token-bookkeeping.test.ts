@@ -8,6 +8,7 @@ import { openDb } from "../../src/db/client";
 import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import type { TokenGate } from "../../src/objects/token-gate";
+import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
 import { type ApiResponse, call, createAccount, newPartner, type Partner } from "../support/api";
@@ -16,7 +17,7 @@ import { type ApiResponse, call, createAccount, newPartner, type Partner } from 
 
 const db = () => openDb(env.DB);
 const config = configFrom(env);
-const MAX = config.maxLiveAccessTokensPerAccount;
+const MAX = MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT;
 const HOUR = 3_600_000;
 
 let ipCounter = 0;

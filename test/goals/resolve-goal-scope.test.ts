@@ -146,4 +146,14 @@ describe("parseIsoDuration", () => {
     expect(addIsoDuration(from, parseIsoDuration("PT36H")!).toISOString()).toBe("2026-02-01T12:00:00.000Z");
     expect(addIsoDuration(from, parseIsoDuration("P2W")!).toISOString()).toBe("2026-02-14T00:00:00.000Z");
   });
+  it("clamps a month or year step to the last day of a shorter month, as date libraries do", () => {
+    const add = (from: string, d: string) => addIsoDuration(new Date(from), parseIsoDuration(d)!).toISOString();
+    expect(add("2026-01-31T10:00:00Z", "P1M")).toBe("2026-02-28T10:00:00.000Z");
+    expect(add("2028-01-31T00:00:00Z", "P1M")).toBe("2028-02-29T00:00:00.000Z");
+    expect(add("2026-03-31T00:00:00Z", "P1M")).toBe("2026-04-30T00:00:00.000Z");
+    expect(add("2028-02-29T00:00:00Z", "P1Y")).toBe("2029-02-28T00:00:00.000Z");
+    expect(add("2026-01-31T00:00:00Z", "P1M1D")).toBe("2026-03-01T00:00:00.000Z");
+    expect(add("2026-01-15T00:00:00Z", "P1M")).toBe("2026-02-15T00:00:00.000Z");
+    expect(add("2026-12-31T00:00:00Z", "P2M")).toBe("2027-02-28T00:00:00.000Z");
+  });
 });
