@@ -1,6 +1,6 @@
 import type { IpGate } from "./objects/ip-gate";
 import type { PartnerGate } from "./objects/partner-gate";
-import type { RegistrationObject } from "./objects/registration-object";
+import type { RegistrationObject } from "./objects/registration/registration-object";
 import type { TokenGate } from "./objects/token-gate";
 import type { ModelUpdateMessage } from "./services/item-params";
 

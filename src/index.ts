@@ -5,7 +5,7 @@ import type { ModelUpdateMessage } from "./services/item-params";
 
 export { IpGate } from "./objects/ip-gate";
 export { PartnerGate } from "./objects/partner-gate";
-export { RegistrationObject } from "./objects/registration-object";
+export { RegistrationObject } from "./objects/registration/registration-object";
 export { TokenGate } from "./objects/token-gate";
 
 const app = createApp();

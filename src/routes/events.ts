@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/app-env";
 import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
-import type { EventInput } from "../objects/registration-events";
+import type { EventInput } from "../objects/registration/rpc";
 import { jsonBody, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
 import { checkGoals, checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";

@@ -78,10 +78,7 @@ const registrationsRouteDef = apiRoute({
   request: {
     params: uuidParams("li_id"),
     query: pageQuery.extend({
-      type: z
-        .enum(["learner", "instructor"])
-        .optional()
-        .openapi({ param: { name: "type", in: "query" } }),
+      type: RegistrationType.optional().openapi({ param: { name: "type", in: "query" } }),
     }),
   },
   responses: { 200: json(z.array(RegistrationSchema), "Registrations in creation order") },

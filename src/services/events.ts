@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { goals as goalsTable, graphs, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { Env } from "../env";
 import { badRequest, notFound, unprocessable } from "../http/errors";
-import type { EventInput, IngestRequest } from "../objects/registration-events";
+import type { EventInput, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */

@@ -9,7 +9,7 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
-import type { AssignTo, RegistrationType } from "../domain/vocabulary";
+import { type AssignTo, REGISTRATION_TYPES, type RegistrationType } from "../domain/vocabulary";
 import { ApiError, notFound, unprocessable } from "../http/errors";
 import type { BatchAction, BatchAssignmentOutcome } from "../schemas/goals";
 import { ASSIGNMENT_BATCH_MAX } from "../schemas/limits";
@@ -32,7 +32,7 @@ export const ASSIGN_TYPES: Record<AssignTo, RegistrationType[]> = {
   none: [],
   learners: ["learner"],
   instructors: ["instructor"],
-  all: ["learner", "instructor"],
+  all: [...REGISTRATION_TYPES],
 };
 
 // --- one registration ---

@@ -6,6 +6,7 @@ import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind }
 import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
+import { eventCount } from "../support/registration-object";
 import {
   adminTokenOf,
   assignAs,
@@ -16,7 +17,6 @@ import {
   mintToken,
   minutesAgo,
   newMatrixFixture,
-  registrationObject,
   type Side,
 } from "./support";
 
@@ -266,14 +266,14 @@ function eventCase(kind: string, body: (ctx: Ctx) => Json): Case {
     key: `POST /v0/registrations/{id}/${kind}` as RouteKey,
     success: 204,
     subject: "registration",
-    prepare: async (ctx) => ({ before: await registrationObject(ctx.side.world.ownerReg.id).eventCount() }),
+    prepare: async (ctx) => ({ before: await eventCount(ctx.side.world.ownerReg.id) }),
     params: (ctx) => ({ id: ctx.side.world.ownerReg.id }),
     body,
     onSuccess: async (ctx) => {
-      expect(await registrationObject(ctx.side.world.ownerReg.id).eventCount()).toBe(ctx.s.before + 1);
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before + 1);
     },
     unchanged: async (ctx) => {
-      expect(await registrationObject(ctx.side.world.ownerReg.id).eventCount()).toBe(ctx.s.before);
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before);
     },
   };
 }

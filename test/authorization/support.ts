@@ -67,6 +67,5 @@ export async function newMatrixFixture(): Promise<MatrixFixture> {
 }
 
 /** The registration's Durable Object (event log and learner state). */
-export const registrationObject = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
 
 export const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();

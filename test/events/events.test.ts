@@ -2,6 +2,7 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
 import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { eventCount, focusOf, learnerState, registrationObject, replayedState } from "../support/registration-object";
 
 interface Fixture {
   p: Partner;
@@ -38,7 +39,6 @@ async function fixture(): Promise<Fixture> {
   };
 }
 
-const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
 /** A valid admin token of the partner minted directly (each token has its own rate-limit windows). */
@@ -58,7 +58,7 @@ describe("student events", () => {
   it("accepts graded and ungraded events on atoms (uuid or mref label) with 204 and updates the learner state", async () => {
     const graph = await call("GET", "/v0/graphs/gref-demo", { token: f.p.adminToken });
     const a1 = graph.body.modules.find((m: Json) => m.id === "mref-a1");
-    const before = await registration(f.reg.id).eventCount();
+    const before = await eventCount(f.reg.id);
     const graded = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
       token: f.ownerToken,
       body: { module_id: a1.uuid, interaction_end_time: minutesAgo(3), is_correct: true, is_complete: true, duration: 30_000 },
@@ -70,15 +70,15 @@ describe("student events", () => {
       body: { module_id: "mref-b3", interaction_end_time: minutesAgo(2), is_complete: true },
     });
     expect(ungraded.status).toBe(204);
-    expect(await registration(f.reg.id).eventCount()).toBe(before + 2);
-    const state = await registration(f.reg.id).learnerState();
+    expect(await eventCount(f.reg.id)).toBe(before + 2);
+    const state = await learnerState(f.reg.id);
     expect(state.objectives["lref-a"]?.n).toBeGreaterThanOrEqual(1);
     expect(state.objectives["lref-a"]?.mu).toBeGreaterThan(0);
     expect(state.objectives["lref-b"]?.u).toBeGreaterThanOrEqual(1);
   });
 
   it("refuses unknown modules and bundles with 422 naming them, storing nothing", async () => {
-    const before = await registration(f.reg.id).eventCount();
+    const before = await eventCount(f.reg.id);
     const unknown = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
       token: f.ownerToken,
       body: { module_id: "mref-nope", interaction_end_time: minutesAgo(1), is_correct: false },
@@ -91,7 +91,7 @@ describe("student events", () => {
     });
     expect(bundle.status).toBe(422);
     expect(bundle.body.details[0].message).toContain("bundle");
-    expect(await registration(f.reg.id).eventCount()).toBe(before);
+    expect(await eventCount(f.reg.id)).toBe(before);
   });
 
   it("validates types, ranges and future timestamps with 400", async () => {
@@ -127,7 +127,7 @@ describe("student events", () => {
 
   it("batch: most recent first, applied in time order, all or nothing", async () => {
     const url = `/v0/registrations/${f.reg.id}/batch-events`;
-    const before = await registration(f.reg.id).eventCount();
+    const before = await eventCount(f.reg.id);
     const disordered = await call("POST", url, {
       token: f.ownerToken,
       body: {
@@ -150,7 +150,7 @@ describe("student events", () => {
     });
     expect(oneBad.status).toBe(422);
     expect(oneBad.body.details).toEqual([{ path: "body.events[1].module_id", message: expect.any(String) }]);
-    expect(await registration(f.reg.id).eventCount()).toBe(before);
+    expect(await eventCount(f.reg.id)).toBe(before);
 
     const ignored = await call("POST", url, {
       token: f.ownerToken,
@@ -166,8 +166,8 @@ describe("student events", () => {
     });
     expect(ignored.status).toBe(204);
     // focus + graded + recommendation-followed; the unknown module is silently dropped
-    expect(await registration(f.reg.id).eventCount()).toBe(before + 3);
-    expect(await registration(f.reg.id).focus()).toBe(f.goalId);
+    expect(await eventCount(f.reg.id)).toBe(before + 3);
+    expect(await focusOf(f.reg.id)).toBe(f.goalId);
   });
 
   it("batch refuses more than 500 events and unknown goals", async () => {
@@ -198,11 +198,11 @@ describe("student events", () => {
       },
     });
     expect(res.status).toBe(204);
-    expect(await registration(f.reg.id).focus()).toBe(f.goalId);
+    expect(await focusOf(f.reg.id)).toBe(f.goalId);
   });
 
   it("an Idempotency-Key makes a retry a no-op that returns the first outcome", async () => {
-    const before = await registration(f.reg.id).eventCount();
+    const before = await eventCount(f.reg.id);
     const request = {
       token: f.ownerToken,
       body: { module_id: "mref-d1", interaction_end_time: minutesAgo(1), is_correct: false },
@@ -211,7 +211,7 @@ describe("student events", () => {
     const first = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
     const second = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
     expect([first.status, second.status]).toEqual([204, 204]);
-    expect(await registration(f.reg.id).eventCount()).toBe(before + 1);
+    expect(await eventCount(f.reg.id)).toBe(before + 1);
   });
 
   it("an Idempotency-Key reused for a different request is refused with 422 and stores nothing", async () => {
@@ -223,7 +223,7 @@ describe("student events", () => {
       body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
     });
     expect(first.status).toBe(204);
-    const before = await registration(f.reg.id).eventCount();
+    const before = await eventCount(f.reg.id);
     const other = await call("POST", url, {
       token: f.p.adminToken,
       headers: { "Idempotency-Key": key },
@@ -231,7 +231,7 @@ describe("student events", () => {
     });
     expect(other.status).toBe(422);
     expect(other.body.details).toEqual([{ path: "header.idempotency-key", message: expect.any(String) }]);
-    expect(await registration(f.reg.id).eventCount()).toBe(before);
+    expect(await eventCount(f.reg.id)).toBe(before);
   });
 
   it("concurrent retries with one Idempotency-Key store the events once", async () => {
@@ -243,7 +243,7 @@ describe("student events", () => {
       tokens.map((token) => call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body, headers: { "Idempotency-Key": key } })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(204));
-    expect(await registration(fresh.id).eventCount()).toBe(1);
+    expect(await eventCount(fresh.id)).toBe(1);
   });
 
   it("50 concurrent posts to one registration are all applied exactly once", async () => {
@@ -258,8 +258,8 @@ describe("student events", () => {
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(204));
-    expect(await registration(fresh.id).eventCount()).toBe(50);
-    const state = await registration(fresh.id).learnerState();
+    expect(await eventCount(fresh.id)).toBe(50);
+    const state = await learnerState(fresh.id);
     expect(state.global.n).toBe(50);
     expect(state.seq).toBe(50);
   });
@@ -280,10 +280,9 @@ describe("student events", () => {
       body: { module_id: "mref-c2", interaction_end_time: minutesAgo(1), is_correct: false },
     });
     expect(single.status).toBe(204);
-    const stub = registration(fresh.id);
-    const incremental = await stub.learnerState();
+    const incremental = await learnerState(fresh.id);
     expect(incremental.seq).toBe(8);
-    expect(await stub.replayedState()).toEqual(incremental);
+    expect(await replayedState(fresh.id)).toEqual(incremental);
   });
 
   it("a learner state kept under other model parameters (a recalibration) is rebuilt from the log", async () => {
@@ -296,8 +295,8 @@ describe("student events", () => {
       });
     expect((await post("mref-a1", true, 5)).status).toBe(204);
     expect((await post("mref-b1", false, 4)).status).toBe(204);
-    const stub = registration(fresh.id);
-    const expected = await stub.replayedState();
+    const stub = registrationObject(fresh.id);
+    const expected = await replayedState(fresh.id);
     // as if the state had been computed by other parameters before a deploy
     await runInDurableObject(stub, async (_instance, state) => {
       state.storage.kv.put("model_params_id", "older-parameters");
@@ -305,8 +304,8 @@ describe("student events", () => {
     });
     // drop the in-memory copy, as a restart would
     await evictDurableObject(stub);
-    expect(await stub.learnerState()).toEqual(expected);
+    expect(await learnerState(fresh.id)).toEqual(expected);
     expect((await post("mref-c1", true, 3)).status).toBe(204);
-    expect(await stub.learnerState()).toEqual(await stub.replayedState());
+    expect(await learnerState(fresh.id)).toEqual(await replayedState(fresh.id));
   });
 });

@@ -5,11 +5,11 @@ import { openDb } from "../../src/db/client";
 import { itemParams } from "../../src/db/schema";
 import worker from "../../src/index";
 import { SERVICE_PARAMS } from "../../src/model/service-params";
-import type { RegistrationObject } from "../../src/objects/registration-object";
+import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { clearItemParamsCache, type ModelUpdateMessage } from "../../src/services/item-params";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
 
-const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
 /**
@@ -17,10 +17,8 @@ const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString(
  * already have run on its own; either way the outbox ends empty.
  */
 async function flushOutbox(id: string): Promise<void> {
-  await runInDurableObject(registration(id), async (object: RegistrationObject) => {
-    while ((await object.outboxSize()) > 0) await object.alarm();
-  });
-  expect(await registration(id).outboxSize()).toBe(0);
+  while ((await outboxSize(id)) > 0) await runInDurableObject(registrationObject(id), (object: RegistrationObject) => object.alarm());
+  expect(await outboxSize(id)).toBe(0);
 }
 
 const demoGraphUuid = async (p: Awaited<ReturnType<typeof newPartner>>) =>
@@ -134,8 +132,7 @@ describe("online item refinement", () => {
     clearItemParamsCache();
     expect((await post("mref-b2", true, 9)).status).toBe(204);
     expect((await post("mref-b1", false, 8)).status).toBe(204);
-    const stub = registration(reg.id);
-    const incremental = await stub.learnerState();
-    expect(await stub.replayedState()).toEqual(incremental);
+    const incremental = await learnerState(reg.id);
+    expect(await replayedState(reg.id)).toEqual(incremental);
   });
 });

@@ -1,29 +1,45 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { configFrom } from "../../src/config";
+import { ConfigError, configFrom } from "../../src/config";
+import type { Env } from "../../src/env";
 import { scaledLimit } from "../../src/rate-limits/table";
 
-const rl = (vars: Record<string, string | undefined>) =>
-  configFrom({ ...env, RATE_LIMIT_MULTIPLIER: undefined, IP_RATE_LIMIT: undefined, IP_QUEUE_SIZE: undefined, ...vars }).rateLimits;
+const KEY = "test-signing-key-0123456789abcdef0123456789abcdef";
+const config = (vars: Record<string, string | undefined>) => configFrom({ TOKEN_SIGNING_KEY: KEY, ...vars } as unknown as Env);
+const rl = (vars: Record<string, string | undefined>) => config(vars).rateLimits;
 
-describe("rate-limit configuration", () => {
+describe("configuration", () => {
   it("defaults to the spec's limits, 60 requests/min per (IP, path) and a queue of 10", () => {
     expect(rl({})).toEqual({ enabled: true, multiplier: 1, ipLimit: 60, ipQueueSize: 10 });
+    expect(config({})).toMatchObject({ accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 14 * 24 * 3600 });
   });
 
-  it("RATE_LIMIT_MULTIPLIER scales; 0 and off disable; garbage falls back to 1", () => {
+  it("RATE_LIMIT_MULTIPLIER scales; 0 and off disable", () => {
     expect(rl({ RATE_LIMIT_MULTIPLIER: "0.5" })).toMatchObject({ enabled: true, multiplier: 0.5 });
     expect(rl({ RATE_LIMIT_MULTIPLIER: "1000" })).toMatchObject({ enabled: true, multiplier: 1000 });
     expect(rl({ RATE_LIMIT_MULTIPLIER: "off" })).toMatchObject({ enabled: false });
     expect(rl({ RATE_LIMIT_MULTIPLIER: "OFF" })).toMatchObject({ enabled: false });
     expect(rl({ RATE_LIMIT_MULTIPLIER: "0" })).toMatchObject({ enabled: false });
-    expect(rl({ RATE_LIMIT_MULTIPLIER: "abc" })).toMatchObject({ enabled: true, multiplier: 1 });
-    expect(rl({ RATE_LIMIT_MULTIPLIER: "-2" })).toMatchObject({ enabled: true, multiplier: 1 });
+    expect(rl({ RATE_LIMIT_MULTIPLIER: "" })).toMatchObject({ enabled: true, multiplier: 1 });
   });
 
   it("IP limit and queue size are configurable; a queue of 0 is allowed", () => {
     expect(rl({ IP_RATE_LIMIT: "5", IP_QUEUE_SIZE: "0" })).toMatchObject({ ipLimit: 5, ipQueueSize: 0 });
-    expect(rl({ IP_RATE_LIMIT: "0", IP_QUEUE_SIZE: "-1" })).toMatchObject({ ipLimit: 60, ipQueueSize: 10 });
+  });
+
+  it("a value that does not parse fails fast, naming the variable, instead of falling back to a default", () => {
+    for (const [name, value] of [
+      ["RATE_LIMIT_MULTIPLIER", "abc"],
+      ["RATE_LIMIT_MULTIPLIER", "-2"],
+      ["IP_RATE_LIMIT", "0"],
+      ["IP_QUEUE_SIZE", "-1"],
+      ["ACCESS_TOKEN_TTL_SECONDS", "1h"],
+      ["REFRESH_TOKEN_TTL_SECONDS", "2.5"],
+    ]) {
+      expect(() => config({ [name as string]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => config({ [name as string]: value })).toThrow(name as string);
+    }
+    expect(() => configFrom({} as Env)).toThrow(/TOKEN_SIGNING_KEY/);
+    expect(() => config({ TOKEN_SIGNING_KEY: "short" })).toThrow(/TOKEN_SIGNING_KEY/);
   });
 
   it("scaled limits round and never drop below 1", () => {

@@ -1,10 +1,9 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { eventCount, learnerState } from "../support/registration-object";
 
 /** Spec 8 / issue 5 "Done when": a request refused by the rate limiter is not processed. */
 
-const registration = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 const ATOMS = ["mref-a1", "mref-a2", "mref-b1"];
 
@@ -26,9 +25,8 @@ describe("graded events beyond the token limit", () => {
       expect(res.status, `event ${i + 1}: ${JSON.stringify(res.body)}`).toBe(204);
       expect(res.headers.get("RateLimit-Remaining")).toBe(String(14 - i));
     }
-    const stub = registration(reg.id);
-    const countBefore = await stub.eventCount();
-    const stateBefore = await stub.learnerState();
+    const countBefore = await eventCount(reg.id);
+    const stateBefore = await learnerState(reg.id);
     expect(countBefore).toBe(15);
     expect(stateBefore.seq).toBe(15);
 
@@ -39,7 +37,7 @@ describe("graded events beyond the token limit", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("X-Service-Rate-Exceeded")).toBe("token-limited");
 
-    expect(await stub.eventCount()).toBe(countBefore);
-    expect(await stub.learnerState()).toEqual(stateBefore);
+    expect(await eventCount(reg.id)).toBe(countBefore);
+    expect(await learnerState(reg.id)).toEqual(stateBefore);
   });
 });

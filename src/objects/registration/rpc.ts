@@ -1,5 +1,5 @@
 /** Types shared by the event routes (callers) and the RegistrationObject (RPC payloads). */
-import type { ErrorDetail } from "../schemas/common";
+import type { ErrorDetail } from "../../schemas/common";
 
 export type EventKind = "graded" | "ungraded" | "recommendation-followed";
 

@@ -1,4 +1,4 @@
-import type { ItemObservation, ModelUpdateMessage } from "../services/item-params";
+import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
 
 /** Queues take messages of at most 128 KB; ours stay well below. */
 export const MESSAGE_BYTES = 100_000;

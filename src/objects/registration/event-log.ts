@@ -1,0 +1,99 @@
+import type { GraphIndex } from "../../graphs/runtime-graph";
+import { findModule } from "../../graphs/runtime-graph";
+import type { ItemEntry, LearnerEvent } from "../../model";
+import type { EventInput } from "./rpc";
+
+/** A row of the append-only `events` table that the learner model replays (graded and ungraded). */
+export interface LoggedEvent extends Record<string, SqlStorageValue> {
+  seq: number;
+  kind: string;
+  module: string | null;
+  graph_version: number | null;
+  occurred_at: number;
+  body: string;
+}
+
+/** What an event row's `body` holds: the event as accepted, plus the item parameters it was applied with. */
+export interface LoggedBody {
+  module_id?: string;
+  is_correct?: boolean;
+  duration?: number;
+  goal_id?: string;
+  instance_hash?: string;
+  recommendation_id?: number;
+  item?: ItemEntry;
+}
+
+/**
+ * The registration's append-only event log in its Durable Object's SQLite (schema in ./schema.ts).
+ * Writes happen inside the caller's transaction.
+ */
+export class EventLog {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  appendFocus(goalId: string, nowMs: number): void {
+    this.#sql.exec(
+      "INSERT INTO events (kind, module, graph_version, occurred_at, received_at, body) VALUES ('focus', NULL, NULL, ?, ?, ?)",
+      nowMs,
+      nowMs,
+      JSON.stringify({ goal_id: goalId }),
+    );
+  }
+
+  append(input: EventInput, moduleLabel: string, graphVersion: number, receivedAt: number, body: LoggedBody): void {
+    this.#sql.exec(
+      "INSERT INTO events (kind, module, graph_version, occurred_at, received_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+      input.kind,
+      moduleLabel,
+      graphVersion,
+      input.occurredAt,
+      receivedAt,
+      JSON.stringify(body),
+    );
+  }
+
+  /** The graded and ungraded events in the order they were applied. */
+  learnerEvents(): LoggedEvent[] {
+    return this.#sql
+      .exec<LoggedEvent>("SELECT seq, kind, module, graph_version, occurred_at, body FROM events WHERE kind IN ('graded', 'ungraded') ORDER BY seq")
+      .toArray();
+  }
+
+  count(): number {
+    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
+  }
+}
+
+/** The stored body of an accepted event (the fields the API took, as the API names them). */
+export function loggedBody(input: EventInput): LoggedBody {
+  const body: LoggedBody = { module_id: input.moduleId };
+  if (input.correct !== undefined) body.is_correct = input.correct;
+  if (input.durationMs !== undefined) body.duration = input.durationMs;
+  if (input.goalId !== undefined) body.goal_id = input.goalId;
+  if (input.instanceHash !== undefined) body.instance_hash = input.instanceHash;
+  if (input.recommendationId !== undefined) body.recommendation_id = input.recommendationId;
+  return body;
+}
+
+/** The learner-model event of a graded or ungraded answer on module `module` of the graph (undefined for other kinds). */
+export function learnerEventOf(graph: GraphIndex, module: number, kind: string, correct: boolean | undefined, timeMs: number): LearnerEvent | undefined {
+  const m = graph.graph.modules[module];
+  if (!m) return undefined;
+  const objectives = m.objectives.map((o) => graph.graph.objectives[o] as string);
+  if (kind === "graded") return { kind: "graded", itemKey: m.label, objectives, correct: correct === true, timeMs };
+  if (kind === "ungraded") return { kind: "ungraded", itemKey: m.label, objectives, timeMs };
+  return undefined;
+}
+
+/** A logged row as the learner-model event it was applied as, with the item parameters then in force. */
+export function loggedLearnerEvent(graph: GraphIndex, row: LoggedEvent): { event: LearnerEvent; item?: ItemEntry } | undefined {
+  const module = row.module ? findModule(graph, row.module) : undefined;
+  if (module === undefined) return undefined;
+  const body = JSON.parse(row.body) as LoggedBody;
+  const event = learnerEventOf(graph, module, row.kind, body.is_correct, row.occurred_at);
+  return event && { event, item: body.item };
+}

@@ -1,0 +1,155 @@
+import { DurableObject } from "cloudflare:workers";
+import { openDb } from "../../db/client";
+import type { Env } from "../../env";
+import type { GraphIndex } from "../../graphs/runtime-graph";
+import { applyEvent, type ItemEntry, type LearnerState, predictCorrect } from "../../model";
+import { loadRuntimeGraph } from "../../services/graph-store";
+import { type ItemObservation, loadItemParams } from "../../services/item-params";
+import { EventLog, learnerEventOf, loggedBody } from "./event-log";
+import { fingerprintOf, IdempotencyRecords } from "./idempotency";
+import { LearnerStateStore, paramsWith, replayLearnerState } from "./learner-state-store";
+import { modelGraphFor } from "./model-graph";
+import { Outbox } from "./outbox";
+import { type ResolvedEvent, resolveModules } from "./resolve-modules";
+import type { IngestOutcome, IngestRequest } from "./rpc";
+import { migrate } from "./schema";
+
+/** How soon the alarm retries an outbox send the queue refused. */
+const OUTBOX_RETRY_MS = 10_000;
+
+/**
+ * One object per registration. It serializes every event post of the registration and keeps, in
+ * its SQLite storage, the append-only event log (./event-log.ts), the learner state
+ * (./learner-state-store.ts), the goal focus, the Idempotency-Key records (./idempotency.ts) and the
+ * outbox of model updates (./outbox.ts). This class only orchestrates them.
+ */
+export class RegistrationObject extends DurableObject<Env> {
+  readonly #log: EventLog;
+  readonly #idempotency: IdempotencyRecords;
+  readonly #learner: LearnerStateStore;
+  readonly #outbox: Outbox;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    migrate(ctx.storage);
+    this.#log = new EventLog(ctx.storage.sql);
+    this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
+    this.#learner = new LearnerStateStore(ctx.storage.kv);
+    this.#outbox = new Outbox(ctx.storage.sql);
+  }
+
+  /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
+  async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    const key = request.idempotencyKey;
+    const fingerprint = key ? await fingerprintOf(request) : "";
+    const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
+    if (earlier) return earlier;
+
+    await this.#ensureStateMatchesParams();
+    const graph = await this.#graph(request.graphUuid, request.graphVersion);
+    const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
+    // Everything below is synchronous: no other request of this registration can interleave. The
+    // awaits above let another request in, so the idempotency key is looked up again.
+    const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
+    if (raced) return raced;
+    const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
+    const outcome: IngestOutcome =
+      resolved.details.length > 0
+        ? {
+            ok: false,
+            status: 422,
+            message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+            details: resolved.details,
+            replayed: false,
+          }
+        : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+
+    let next: LearnerState | undefined;
+    this.ctx.storage.transactionSync(() => {
+      if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
+      if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
+    });
+    // Only after the commit: a failed transaction leaves the cached state as it was.
+    if (next) {
+      this.#learner.adopt(next);
+      // The outbox is sent by the alarm, off the response path; it retries until the queue takes it.
+      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+    }
+    return outcome;
+  }
+
+  /** The learner state, rebuilt from the log first if it was computed under other model parameters. */
+  async learnerState(): Promise<LearnerState> {
+    await this.#ensureStateMatchesParams();
+    return this.#learner.current();
+  }
+
+  /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
+  override async alarm(): Promise<void> {
+    const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
+    const sent = await this.#outbox.sendNext(this.env.MODEL_UPDATES, registrationId);
+    if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
+    else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** Writes the events, the focus and the updated learner state (inside the caller's transaction); returns the new state. */
+  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): LearnerState {
+    const { kv } = this.ctx.storage;
+    // Constants of the registration: written once, not on every post.
+    if (kv.get("registration_id") === undefined) {
+      kv.put("registration_id", request.registrationId);
+      kv.put("graph_uuid", request.graphUuid);
+    }
+    if (request.focusGoalId) {
+      this.#log.appendFocus(request.focusGoalId, request.nowMs);
+      kv.put("focus_goal_id", request.focusGoalId);
+    }
+    const state = structuredClone(this.#learner.current());
+    const modelGraph = modelGraphFor(graph);
+    const observations: ItemObservation[] = [];
+    for (const { input, module } of accepted) {
+      const label = graph.graph.modules[module]?.label ?? input.moduleId;
+      const body = loggedBody(input);
+      // The item parameters in force are stored with the event, so a replay applies exactly the same update.
+      const item = items[label];
+      if (item && input.kind !== "recommendation-followed") body.item = item;
+      this.#log.append(input, label, graph.graph.version, request.nowMs, body);
+      const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
+      if (!event) continue;
+      const params = paramsWith(event.itemKey, item);
+      if (event.kind === "graded") {
+        const predicted = predictCorrect(state, params, event, input.occurredAt);
+        observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
+      }
+      applyEvent(state, params, modelGraph, event);
+    }
+    this.#learner.write(state);
+    this.#outbox.add(request.graphUuid, observations);
+    return state;
+  }
+
+  /**
+   * A state computed under other model parameters (a recalibration was deployed since) is rebuilt
+   * from the log once, with other requests of this registration held until it is done.
+   */
+  async #ensureStateMatchesParams(): Promise<void> {
+    if (!this.#learner.stale()) return;
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (!this.#learner.stale()) return;
+      const rebuilt = await this.#replay();
+      this.#learner.write(rebuilt);
+      this.#learner.adopt(rebuilt);
+    });
+  }
+
+  #replay(): Promise<LearnerState> {
+    const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
+    return replayLearnerState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+  }
+
+  async #graph(graphUuid: string, version: number): Promise<GraphIndex> {
+    const graph = await loadRuntimeGraph(openDb(this.env.DB), graphUuid, version);
+    if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
+    return graph;
+  }
+}

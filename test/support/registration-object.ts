@@ -1,0 +1,40 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { openDb } from "../../src/db/client";
+import type { LearnerState } from "../../src/model";
+import { EventLog } from "../../src/objects/registration/event-log";
+import { replayLearnerState } from "../../src/objects/registration/learner-state-store";
+import { Outbox } from "../../src/objects/registration/outbox";
+import type { RegistrationObject } from "../../src/objects/registration/registration-object";
+import { loadRuntimeGraph } from "../../src/services/graph-store";
+
+/**
+ * Reads of a registration's Durable Object storage for tests, through the same modules the object
+ * uses (the production class exposes no test-only accessors).
+ */
+export const registrationObject = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
+
+const inObject = <T>(id: string, read: (storage: DurableObjectStorage, object: RegistrationObject) => T | Promise<T>): Promise<T> =>
+  runInDurableObject(registrationObject(id), (object: RegistrationObject, state) => read(state.storage, object));
+
+/** Number of events in the registration's log. */
+export const eventCount = (id: string): Promise<number> => inObject(id, (storage) => new EventLog(storage.sql).count());
+
+/** The focused goal id, if any. */
+export const focusOf = (id: string): Promise<string | undefined> => inObject(id, (storage) => storage.kv.get<string>("focus_goal_id"));
+
+/** Model-update messages waiting in the outbox. */
+export const outboxSize = (id: string): Promise<number> => inObject(id, (storage) => new Outbox(storage.sql).size());
+
+/** The learner state the object keeps (rebuilt first if it was computed under other parameters). */
+export const learnerState = (id: string): Promise<LearnerState> => inObject(id, (_storage, object) => object.learnerState());
+
+/** The learner state rebuilt from the event log alone (must equal `learnerState`). */
+export const replayedState = (id: string): Promise<LearnerState> =>
+  inObject(id, async (storage) => {
+    const graphUuid = storage.kv.get<string>("graph_uuid") ?? "";
+    return replayLearnerState(new EventLog(storage.sql), async (version) => {
+      const graph = await loadRuntimeGraph(openDb(env.DB), graphUuid, version);
+      if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
+      return graph;
+    });
+  });
