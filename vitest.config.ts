@@ -2,28 +2,54 @@ import { fileURLToPath } from "node:url";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects, one `npm test`:
+ * - `unit`: pure modules (model, graph algorithms, inventory, rate-limit table, config, ...) in plain
+ *   Node: no workerd start-up per file.
+ * - `workerd`: everything that needs the Worker, D1, Durable Objects or Queues, inside the real
+ *   runtime through @cloudflare/vitest-plugin.
+ */
 export default defineConfig({
-  plugins: [
-    cloudflareTest(async () => ({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          TOKEN_SIGNING_KEY: "test-signing-key-0123456789abcdef0123456789abcdef",
-          // Pinned to the spec's numbers (docs/rate-limits.md) so a developer's .dev.vars or --var
-          // cannot change what the rate-limit tests see; they always run, never skip.
-          RATE_LIMIT_MULTIPLIER: "1",
-          IP_RATE_LIMIT: "60",
-          IP_QUEUE_SIZE: "10",
-          TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
-        },
-      },
-    })),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
-    setupFiles: ["./test/setup/apply-migrations.ts"],
-    // Two cores on the build machines: keep the workerd pool small.
+    // Two cores on the build machines.
     maxWorkers: 2,
     testTimeout: 30_000,
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TOKEN_SIGNING_KEY: "test-signing-key-0123456789abcdef0123456789abcdef",
+                // Pinned to the spec's numbers (docs/rate-limits.md) so a developer's .dev.vars or --var
+                // cannot change what the rate-limit tests see; they always run, never skip.
+                RATE_LIMIT_MULTIPLIER: "1",
+                IP_RATE_LIMIT: "60",
+                IP_QUEUE_SIZE: "10",
+                TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
+              },
+              // wrangler.toml's consumer with a 1 s batch timeout (5 s deployed): tests that wait on the real queue take a second.
+              queueConsumers: {
+                "pathwise-model-updates": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, maxConcurrency: 1 },
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workerd",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/unit/**"],
+          setupFiles: ["./test/setup/apply-migrations.ts"],
+        },
+      },
+    ],
   },
 });

@@ -21,8 +21,8 @@ import {
   refineItem,
   replay,
   rmse,
-} from "../../src/model/index";
-import { mulberry32, normalQuantile, sigmoid } from "../../src/model/math";
+} from "../../../src/model/index";
+import { mulberry32, normalQuantile, sigmoid } from "../../../src/model/math";
 
 /** Hand-made parameters: a plain logistic on the filter's logit plus a few count features. */
 function handParams(): ModelParams {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MESSAGE_BYTES, outboxMessages, utf8Bytes } from "../../src/objects/registration/outbox-messages";
+import { MESSAGE_BYTES, outboxMessages, utf8Bytes } from "../../../src/objects/registration/outbox-messages";
 
 const graph = "7a1f3c2e-0000-4000-8000-000000000000";
 

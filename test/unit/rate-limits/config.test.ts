@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, configFrom } from "../../src/config";
-import type { Env } from "../../src/env";
-import { scaledLimit } from "../../src/rate-limits/table";
+import { ConfigError, configFrom } from "../../../src/config";
+import type { Env } from "../../../src/env";
+import { scaledLimit } from "../../../src/rate-limits/table";
 
 const KEY = "test-signing-key-0123456789abcdef0123456789abcdef";
 const config = (vars: Record<string, string | undefined>) => configFrom({ TOKEN_SIGNING_KEY: KEY, ...vars } as unknown as Env);

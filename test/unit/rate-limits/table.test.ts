@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callerRules } from "../../src/http/caller-rules";
-import { RATE_WINDOW_MS, type RateLimitRule, rateLimitFor, rateLimits, routeShape } from "../../src/rate-limits/table";
+import { callerRules } from "../../../src/http/caller-rules";
+import { RATE_WINDOW_MS, type RateLimitRule, rateLimitFor, rateLimits, routeShape } from "../../../src/rate-limits/table";
 
 /**
  * Spec section 8.2, copied verbatim from /work/shared/spec/interface-spec.md (tests run inside

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { syntheticGraph } from "../../bench/lib/synthetic-graph";
-import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
-import { decodeRuntimeGraph, encodeRuntimeGraph } from "../../src/graphs/runtime-codec";
-import { findModule, indexGraph } from "../../src/graphs/runtime-graph";
-import { demoGraph } from "../support/demo-graph";
+import { syntheticGraph } from "../../../bench/lib/synthetic-graph";
+import { buildRuntimeGraph } from "../../../src/graphs/build-runtime-graph";
+import { decodeRuntimeGraph, encodeRuntimeGraph } from "../../../src/graphs/runtime-codec";
+import { findModule, indexGraph } from "../../../src/graphs/runtime-graph";
+import { demoGraph } from "../../support/demo-graph";
 
 let n = 0;
 const seqUuid = () => `00000000-0000-4000-8000-${(n++).toString().padStart(12, "0")}`;

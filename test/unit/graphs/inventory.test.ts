@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseCsv } from "../../scripts/lib/csv";
-import { formatProblem, inventoryToGraph, locateIssue } from "../../scripts/lib/inventory";
-import { validateGraph } from "../../src/graphs/validate-graph";
+import { parseCsv } from "../../../scripts/lib/csv";
+import { formatProblem, inventoryToGraph, locateIssue } from "../../../scripts/lib/inventory";
+import { validateGraph } from "../../../src/graphs/validate-graph";
 
 describe("parseCsv", () => {
   it("handles quotes, escaped quotes, embedded commas and line breaks, CRLF, BOM and blank lines", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goalDeadline, normalizeGoal, targetKindOf } from "../../src/services/goals";
+import { goalDeadline, normalizeGoal, targetKindOf } from "../../../src/services/goals";
 
 describe("goal helpers", () => {
   it("normalizeGoal fills the decided defaults", () => {

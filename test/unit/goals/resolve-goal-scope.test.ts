@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type GoalScopeInput, type RemediationDepth, resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
-import { indexGraph, type RuntimeGraph, type RuntimeModule } from "../../src/graphs/runtime-graph";
-import { addIsoDuration, parseIsoDuration } from "../../src/lib/iso-duration";
+import { type GoalScopeInput, type RemediationDepth, resolveGoalScope } from "../../../src/graphs/resolve-goal-scope";
+import { indexGraph, type RuntimeGraph, type RuntimeModule } from "../../../src/graphs/runtime-graph";
+import { addIsoDuration, parseIsoDuration } from "../../../src/lib/iso-duration";
 
 /**
  * Hand-made graph, objectives in topological order:

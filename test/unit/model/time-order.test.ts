@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyGraded, initialLearnerState } from "../../src/model";
-import { SERVICE_PARAMS } from "../../src/model/service-params";
+import { applyGraded, initialLearnerState } from "../../../src/model";
+import { SERVICE_PARAMS } from "../../../src/model/service-params";
 
 describe("the model's clock", () => {
   it("never moves back: a late, older event does not make the next event forget the same interval twice", () => {
