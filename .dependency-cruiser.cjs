@@ -17,7 +17,8 @@ module.exports = {
     {
       name: "pure-model",
       severity: "error",
-      comment: "The learner model is pure TypeScript: it imports nothing but itself (it runs in the Durable Object, in Node tests and in the offline evaluation).",
+      comment:
+        "The learner model is pure TypeScript: it imports nothing but itself (it runs in the Durable Object, in Node tests and in the offline evaluation).",
       from: { path: "^src/model/" },
       to: { pathNot: "^src/model/" },
     },

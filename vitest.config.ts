@@ -8,6 +8,8 @@ import { defineConfig } from "vitest/config";
  *   Node: no workerd start-up per file.
  * - `workerd`: everything that needs the Worker, D1, Durable Objects or Queues, inside the real
  *   runtime through @cloudflare/vitest-plugin.
+ * - `local`: the Worker served by `wrangler dev` (static assets in front, as on Cloudflare), driven
+ *   from Node over HTTP.
  */
 export default defineConfig({
   test: {
@@ -20,6 +22,14 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "local",
+          include: ["test/local/**/*.test.ts"],
+          environment: "node",
+          hookTimeout: 120_000,
         },
       },
       {
@@ -46,7 +56,7 @@ export default defineConfig({
         test: {
           name: "workerd",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/unit/**"],
+          exclude: ["test/unit/**", "test/local/**"],
           setupFiles: ["./test/setup/apply-migrations.ts"],
         },
       },

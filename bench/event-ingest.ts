@@ -2,8 +2,10 @@
 // batches; at 10, 100, 1,000, 10,000 and 100,000 prior events the latency of single graded-event
 // posts is sampled. Flat medians mean O(1) work per event (no replay of history).
 //   npm run bench -- event-ingest
+
+import { startLocalService } from "../scripts/lib/local-service";
 import { demoGraph } from "../test/support/demo-graph";
-import { api, percentile, startLocalService } from "./lib/local-service";
+import { api, percentile } from "./lib/bench-http";
 
 const CHECKPOINTS = [10, 100, 1_000, 10_000, 100_000];
 const SAMPLES = 60;

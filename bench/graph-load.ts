@@ -14,8 +14,9 @@
 //    Also reported: a cold registration right after the ingest, before any restart (the ingest
 //    puts the new version in the isolate cache; shows whether Worker and DO share that isolate).
 import { parseArgs } from "node:util";
+import { type LocalService, startLocalService } from "../scripts/lib/local-service";
 import { demoGraph } from "../test/support/demo-graph";
-import { api, type LocalService, startLocalService } from "./lib/local-service";
+import { api } from "./lib/bench-http";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
 const { values } = parseArgs({

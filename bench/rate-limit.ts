@@ -1,7 +1,7 @@
 // Added latency of the rate limiter per request: the same endpoints timed with limits on and off.
 //   npx tsx bench/rate-limit.ts [--requests 1000] [--token-requests 90] [--control]
 // --control starts both servers with limits off (an A/A run): its "ratio" shows the noise floor.
-// Runs two `wrangler dev` servers side by side (bench/lib/local-service.ts: 127.0.0.1, spare ports,
+// Runs two `wrangler dev` servers side by side (scripts/lib/local-service.ts: 127.0.0.1, spare ports,
 // each with its own throw-away local D1 with migrations applied and one partner), one per mode, and alternates
 // requests between them (order flipped every request) so machine load and drift hit both alike:
 //   off: RATE_LIMIT_MULTIPLIER=off (protect still makes its one TokenGate call: revocation)
@@ -9,7 +9,7 @@
 //        never refuses: GET /v0/accounts/current 15000/min, token endpoint 60000/min per IP)
 // Prints per mode the median/mean/p90 of N sequential requests and the on/off ratio.
 import { parseArgs } from "node:util";
-import { type LocalService, startLocalService } from "./lib/local-service";
+import { type LocalService, startLocalService } from "../scripts/lib/local-service";
 
 const { values } = parseArgs({
   options: { requests: { type: "string", default: "1000" }, "token-requests": { type: "string", default: "90" }, control: { type: "boolean", default: false } },

@@ -6,10 +6,8 @@ export const REGISTRATION_TYPES = ["learner", "instructor"] as const;
 export type RegistrationType = (typeof REGISTRATION_TYPES)[number];
 
 export const ADAPTIVE_BEHAVIORS = ["practice", "introduce", "review"] as const;
-export type AdaptiveBehavior = (typeof ADAPTIVE_BEHAVIORS)[number];
 
 export const COMPLETION_BEHAVIORS = ["all", "average"] as const;
-export type CompletionBehavior = (typeof COMPLETION_BEHAVIORS)[number];
 
 /** `config.assign_to` of a goal: which registrations of the instance it is assigned to at creation. */
 export const ASSIGN_TO = ["none", "learners", "instructors", "all"] as const;

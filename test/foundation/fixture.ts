@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { Role } from "../../src/http/caller-rules";
-import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { type ApiResponse, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 
 /** An end user of partner A with a token acting as that user (spec 5.8). */
 export interface Member {
@@ -81,9 +81,6 @@ export function expectValidation(res: ApiResponse, path: string): void {
   expect(paths, JSON.stringify(res.body)).toContain(path);
   for (const d of res.body.details) expect(typeof d.message).toBe("string");
 }
-
-export { call };
-export const NIL_UUID = "00000000-0000-4000-8000-000000000000";
 
 /** The endpoints of the foundation issue: accounts, batch, learning instances (incl. list and their registrations), registrations. */
 export const FOUNDATION_ROUTE =

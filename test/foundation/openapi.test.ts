@@ -77,7 +77,7 @@ describe("GET /v0/openapi.json", () => {
 });
 
 describe("GET /docs", () => {
-  it("serves HTML whose scripts and styles all come from the Worker (no external URLs)", async () => {
+  it("serves HTML whose scripts and styles are all the service's own paths (no external URLs)", async () => {
     const res = await call("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
@@ -87,19 +87,7 @@ describe("GET /docs", () => {
     const refs = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!);
     expect(refs.some((r) => r.endsWith(".js"))).toBe(true);
     expect(refs.some((r) => r.endsWith(".css"))).toBe(true);
-    for (const ref of refs) {
-      expect(ref.startsWith("/"), ref).toBe(true);
-      const asset = await call("GET", ref);
-      expect(asset.status, ref).toBe(200);
-      const type = asset.headers.get("content-type") ?? "";
-      if (ref.endsWith(".js")) expect(type).toMatch(/javascript/);
-      if (ref.endsWith(".css")) expect(type).toMatch(/text\/css/);
-      expect(String(asset.body).length).toBeGreaterThan(10);
-    }
-    // the page's own initialisation points at this service's document, not elsewhere
-    const inlineOrInit = refs.filter((r) => r.endsWith(".js")).map((r) => r);
-    const init = await Promise.all(inlineOrInit.filter((r) => !r.includes("bundle")).map((r) => call("GET", r)));
-    expect(init.some((r) => String(r.body).includes("/v0/openapi.json"))).toBe(true);
-    for (const r of init) expect(String(r.body)).not.toMatch(/https?:\/\//);
+    // Those files are static assets, served in front of the Worker: test/local/docs.test.ts fetches them.
+    for (const ref of refs) expect(ref.startsWith("/docs/assets/"), ref).toBe(true);
   });
 });

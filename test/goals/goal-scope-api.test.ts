@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { GraphDocument } from "../../src/graphs/graph-document";
 import { call, createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
 import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals";
 
@@ -11,14 +12,14 @@ import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals"
  */
 const OBJ = ["l1", "l2", "l3", "l4", "l5", "s", "u"];
 const PRE: Record<string, string[]> = { l2: ["l1"], l3: ["l2"], l4: ["l3", "s"], l5: ["l4"] };
-const chainGraph = (): Json => ({
+const chainGraph = (): GraphDocument => ({
   label: "gref-chain",
   name: "Chain",
   learning_objectives: OBJ.map((o) => ({ id: `lref-${o}`, name: `Objective ${o}`, prerequisites: (PRE[o] ?? []).map((p) => `lref-${p}`) })),
   modules: [
     ...OBJ.flatMap((o) => [
-      { id: `mref-q${o}`, name: `Q ${o}`, type: "assessment", learning_objectives: [`lref-${o}`] },
-      { id: `mref-i${o}`, name: `Lesson ${o}`, type: "instructional", learning_objectives: [`lref-${o}`] },
+      { id: `mref-q${o}`, name: `Q ${o}`, type: "assessment" as const, learning_objectives: [`lref-${o}`] },
+      { id: `mref-i${o}`, name: `Lesson ${o}`, type: "instructional" as const, learning_objectives: [`lref-${o}`] },
     ]),
     { id: "mref-mix", name: "Mixed", type: "both", learning_objectives: ["lref-l4", "lref-u"] },
   ],
@@ -109,7 +110,7 @@ describe("the resolved scope follows new graph versions", () => {
       { id: "mref-new5", name: "New on l5", type: "assessment", learning_objectives: ["lref-l5"] },
       { id: "mref-newu", name: "New on u", type: "assessment", learning_objectives: ["lref-u"] },
     );
-    v2.modules.find((m: Json) => m.id === "mref-qu").learning_objectives.push("lref-l4"); // gains an in-scope alignment
+    v2.modules.find((m) => m.id === "mref-qu")!.learning_objectives.push("lref-l4"); // gains an in-scope alignment
     const put = await call("PUT", "/v0/graphs/gref-chain", { token: q.adminToken, body: v2 });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
 

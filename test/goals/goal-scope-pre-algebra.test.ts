@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import doc from "../../samples/pre-algebra/graph.json";
+import type { GraphDocument } from "../../src/graphs/graph-document";
 import { createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
 import { createGoal, goalBody, resolvedScope } from "../support/goals";
 
 /** Remediation depths on the sample pre-algebra graph (samples/pre-algebra/graph.json, bundled by vite). */
-const graph = doc as unknown as Json;
+const graph = doc as unknown as GraphDocument;
 const prereqs = new Map<string, string[]>(graph.learning_objectives.map((o: Json) => [o.id, o.prerequisites ?? []]));
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 

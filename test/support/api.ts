@@ -1,5 +1,10 @@
 import { env, SELF } from "cloudflare:test";
+import { hc } from "hono/client";
+import type { AppType } from "../../src/app";
 import { openDb } from "../../src/db/client";
+import type { RegistrationType } from "../../src/domain/vocabulary";
+import type { GraphDocument } from "../../src/graphs/graph-document";
+import type { CreateLearningInstanceInput } from "../../src/schemas/learning-instances";
 import { type PartnerCredentials, provisionPartner } from "../../src/services/partners";
 import { demoGraph } from "./demo-graph";
 
@@ -64,23 +69,37 @@ export async function newPartner(name = "Test partner"): Promise<Partner> {
 let counter = 0;
 export const uniqueId = (prefix = "user") => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
-export async function createAccount(p: Partner, externalUserId = uniqueId()): Promise<Json> {
-  const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
-  if (res.status !== 201) throw new Error(`create account: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+/**
+ * The Worker's routes as a typed client (`hc<AppType>`): request bodies and response bodies are
+ * typed by the API's own zod schemas, so a response-schema change breaks the type-check of every
+ * helper and test that reads the changed field, not only a test run.
+ */
+export function client(token?: string) {
+  return hc<AppType>(BASE, {
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input, init),
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+}
+
+async function failure(what: string, res: { status: number; text(): Promise<string> }): Promise<never> {
+  throw new Error(`${what}: ${res.status} ${await res.text()}`);
+}
+
+export async function createAccount(p: Partner, externalUserId = uniqueId()) {
+  const res = await client(p.adminToken).v0.accounts.$post({ json: { external_user_id: externalUserId } });
+  return res.status === 201 ? res.json() : failure("create account", res);
 }
 
 /** Ingests a graph document (default: the demo graph, label gref-demo) for the partner; returns the 201 body. */
-export async function createGraph(p: Partner, doc: Json = demoGraph()): Promise<Json> {
-  const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
-  if (res.status !== 201) throw new Error(`create graph: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+export async function createGraph(p: Partner, doc: GraphDocument = demoGraph()) {
+  const res = await client(p.adminToken).v0.graphs.$post({ json: doc });
+  return res.status === 201 ? res.json() : failure("create graph", res);
 }
 
-const demoGraphOf = new Map<string, Promise<Json>>();
+const demoGraphOf = new Map<string, ReturnType<typeof createGraph>>();
 
 /** The partner's gref-demo graph, ingested on first use. */
-export function ensureDemoGraph(p: Partner): Promise<Json> {
+export function ensureDemoGraph(p: Partner): ReturnType<typeof createGraph> {
   let graph = demoGraphOf.get(p.partner_id);
   if (!graph) {
     graph = createGraph(p);
@@ -89,15 +108,13 @@ export function ensureDemoGraph(p: Partner): Promise<Json> {
   return graph;
 }
 
-export async function createInstance(p: Partner, body: Json = { graph_id: "gref-demo", name: "Course" }): Promise<Json> {
+export async function createInstance(p: Partner, body: CreateLearningInstanceInput = { graph_id: "gref-demo", name: "Course" }) {
   if (body.graph_id === "gref-demo") await ensureDemoGraph(p);
-  const res = await call("POST", "/v0/learning-instances", { token: p.adminToken, body });
-  if (res.status !== 201) throw new Error(`create instance: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+  const res = await client(p.adminToken).v0["learning-instances"].$post({ json: body });
+  return res.status === 201 ? res.json() : failure("create instance", res);
 }
 
-export async function register(p: Partner, accountId: string, liId: string, type: "learner" | "instructor"): Promise<Json> {
-  const res = await call("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: accountId, learning_instance_id: liId, type } });
-  if (res.status !== 201) throw new Error(`register: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
+export async function register(p: Partner, accountId: string, liId: string, type: RegistrationType) {
+  const res = await client(p.adminToken).v0.registrations.$post({ json: { account_id: accountId, learning_instance_id: liId, type } });
+  return res.status === 201 ? res.json() : failure("register", res);
 }

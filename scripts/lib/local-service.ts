@@ -1,14 +1,15 @@
-// Starts the Worker under `wrangler dev` (the real workerd runtime, local D1 and Durable Objects)
-// on a private state directory, for benchmarks. Localhost only; stopped (or restarted) by the caller.
+// Starts the Worker under `wrangler dev` (the real workerd runtime, local D1, Durable Objects, Queues
+// and static assets) on a private state directory, for benchmarks and the tests that need a served
+// Worker (static assets, the browser). Localhost only; stopped (or restarted) by the caller.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { tokenFor } from "../../scripts/lib/seed-demo";
-import { wrangler, wranglerEnv } from "../../scripts/lib/wrangler";
-import { createPartner } from "../../scripts/partner";
 import type { PartnerCredentials } from "../../src/services/partners";
+import { createPartner } from "../partner";
+import { tokenFor } from "./seed-demo";
+import { wrangler, wranglerEnv } from "./wrangler";
 
 export interface LocalService {
   base: string;
@@ -140,22 +141,4 @@ async function stopDev(child: ChildProcess): Promise<void> {
     return; /* already gone */
   }
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-}
-
-/** JSON call with the bench's token; throws on an unexpected status. */
-export async function api(service: LocalService, method: string, path: string, body?: unknown, expect = [200, 201, 204]): Promise<any> {
-  const res = await fetch(`${service.base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${service.adminToken}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!expect.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
-}
-
-export function percentile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
-  return sorted[i] as number;
 }
