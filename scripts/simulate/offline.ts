@@ -4,6 +4,7 @@
  *   npx tsx scripts/simulate/offline.ts [--sizes small,large] [--seeds 1,2,3,4,5] [--students 200]
  *     [--behavior practice] [--variant base|hard|easy|...] [--json]
  */
+import { POLICY } from "../../src/policy";
 import { compileWorld, inProcessFactory } from "./in-process";
 import type { Summary } from "./metrics";
 import { runWorld } from "./run";
@@ -21,6 +22,12 @@ const students = Number(arg("students", "200"));
 const behavior = arg("behavior", "practice") as "practice" | "introduce" | "review";
 const variantNames = arg("variant", "base").split(",");
 const json = process.argv.includes("--json");
+// Tuning: --set key=value[,key=value] overrides POLICY constants for this run.
+for (const kv of arg("set", "").split(",").filter(Boolean)) {
+  const [k, v] = kv.split("=");
+  if (!k || !(k in POLICY)) throw new Error(`unknown POLICY key ${k}`);
+  (POLICY as unknown as Record<string, number>)[k] = Number(v);
+}
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "–");
 const header = "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";

@@ -36,6 +36,7 @@ export class GoalAnalysis {
   readonly zPre: number;
   private readonly beliefs = new Map<number, Belief>();
   private readonly impliedMemo = new Map<number, boolean>();
+  private readonly gapMemo = new Map<number, boolean>();
   private readonly belowMemo = new Map<number, PathStep[]>();
   private readonly lastObjectives: Set<string>;
 
@@ -107,12 +108,15 @@ export class GoalAnalysis {
     return b.z - this.qEst * b.sd >= this.zPre || t.zHi >= this.zPre;
   }
 
-  /** Established itself, or below an established in-scope objective (mastery of a dependent implies its prerequisites). */
+  /**
+   * Established itself, or below an established in-scope objective (mastery of a dependent implies
+   * its prerequisites) — unless its own last answer shows a gap: own evidence beats implication.
+   */
   implied(k: number): boolean {
     const memo = this.impliedMemo.get(k);
     if (memo !== undefined) return memo;
     let r = this.established(k);
-    if (!r) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
+    if (!r && !this.failing(k)) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
     this.impliedMemo.set(k, r);
     return r;
   }
@@ -121,6 +125,28 @@ export class GoalAnalysis {
   failing(k: number): boolean {
     const t = this.track(k);
     return !!t && t.n >= 1 && (t.o & 1) === 0 && !this.established(k);
+  }
+
+  /**
+   * A shown gap at k or below it among the pending prerequisites: every dependent of a gap is
+   * unmastered too (a learner cannot master an objective without its prerequisites), so the walk
+   * goes to the gap instead of probing the objectives above it.
+   */
+  gapAtOrBelow(k: number): boolean {
+    const memo = this.gapMemo.get(k);
+    if (memo !== undefined) return memo;
+    this.gapMemo.set(k, false);
+    let r = this.failing(k);
+    if (!r) for (const p of this.goal.prereqs[k] ?? []) if (!this.implied(p) && this.gapAtOrBelow(p)) { r = true; break; }
+    this.gapMemo.set(k, r);
+    return r;
+  }
+
+  /** Established on strong own evidence: met, or the last three answers correct. */
+  solid(k: number): boolean {
+    if (this.met(k)) return true;
+    const t = this.track(k);
+    return !!t && t.n >= 3 && (t.o & 7) === 7 && this.established(k);
   }
 
   /** Not yet seen: no graded answer. */
@@ -147,14 +173,15 @@ export class GoalAnalysis {
   /**
    * The steps of the walk below x (memoized per request). With the prerequisites of x not implied
    * mastered ("pending"):
-   *  1. a pending prerequisite with a shown gap (failing) is remediated first;
+   *  1. a shown gap (failing) at or below a pending prerequisite is remediated first (the walk goes
+   *     straight down to it: the objectives above a gap cannot be mastered before it is);
    *  2. no pending prerequisite: x itself is the frontier (learn / demonstrate it);
    *  3. x not seen yet (or not settled either way): probe x itself (top-down: a success implies
    *     everything below it); an introduce goal checks the prerequisites of a new objective first;
    *  4. x failing: look for the gap below by bisection over the unchecked prerequisite chain;
    *  5. x without progress for reverifyAfter answers while its prerequisites are in place: check each
-   *     prerequisite not met once more, and again every reverifyAfter answers without progress (a
-   *     lucky pass may have hidden a gap).
+   *     prerequisite not solidly established once more, and again every reverifyAfter answers without
+   *     progress (a lucky pass may have hidden a gap).
    */
   private below(x: number): PathStep[] {
     const memo = this.belowMemo.get(x);
@@ -162,12 +189,15 @@ export class GoalAnalysis {
     const g = this.goal;
     let out: PathStep[] | undefined;
     const pending = this.pendingPrereqs(x);
-    const gap = pending.find((p) => this.failing(p));
-    if (gap !== undefined) out = this.descend(gap, "weak");
+    const gap = pending.find((p) => this.gapAtOrBelow(p));
+    if (gap !== undefined) out = this.descend(gap, this.failing(gap) ? "weak" : "check");
     else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
-      const unsure = (g.prereqs[x] ?? []).filter((p) => !this.met(p) && (this.track(p)?.last ?? 0) <= since);
+      // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures
+      // on x is stronger evidence than a few correct answers on them).
+      const doubt = this.stuckOn(x);
+      const unsure = (g.prereqs[x] ?? []).filter((p) => !this.met(p) && (doubt || !this.solid(p)) && (this.track(p)?.last ?? 0) <= since);
       if (unsure.length) {
         unsure.sort((a, b) => this.lower(a) - this.lower(b) || b - a);
         out = this.descend(unsure[0] as number, "reverify");
@@ -184,7 +214,7 @@ export class GoalAnalysis {
    */
   private pendingPrereqs(x: number): number[] {
     const pending = (this.goal.prereqs[x] ?? []).filter((p) => !this.implied(p));
-    const key = (p: number) => (this.failing(p) ? -2 + this.belief(p).p : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
+    const key = (p: number) => (this.failing(p) ? -3 + this.belief(p).p : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
     pending.sort((a, b) => key(a) - key(b) || b - a);
     return pending;
   }

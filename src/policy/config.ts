@@ -2,7 +2,25 @@
  * Constants of the policy, status and stuck rules, in one place (docs/recommendation.md explains
  * each and how it was chosen with the learner simulator, scripts/simulate/).
  */
-export const POLICY = {
+export interface PolicyConfig {
+  readyConfidence: number;
+  establishedConfidence: number;
+  prerequisiteMargin: number;
+  streakAfterGap: number;
+  weakMastery: number;
+  stuckOpportunities: number;
+  trendMargin: number;
+  reverifyAfter: number;
+  instructionSpacing: number;
+  recentItems: number;
+  learnOpportunitiesPrior: number;
+  learnOpportunitiesPriorWeight: number;
+  maxModules: number;
+  maxWorkRemaining: number;
+  maxCandidates: number;
+}
+
+export const POLICY: PolicyConfig = {
   /**
    * Ready / complete: a target is met when the model's posterior probability that the learner's
    * P(correct) on an unseen average item of the objective is at least min_predicted_mastery is at
@@ -43,6 +61,4 @@ export const POLICY = {
   maxWorkRemaining: 30,
   /** Candidate atoms scored per objective (bounds the cost on objectives with very many atoms). */
   maxCandidates: 24,
-} as const;
-
-export type PolicyConfig = typeof POLICY;
+};
