@@ -6,7 +6,8 @@
  * - Items: every objective has a few assessment atoms, each with its own guess and slip; a share of
  *   the objectives also has one instructional atom.
  * - Students: an initial known set that is consistent with the DAG (an objective is known only if
- *   its prerequisites are), a personal learning-rate multiplier, and for `blockedShare` of them one
+ *   its prerequisites are; knowledge grows from the bottom of the graph: a student knows the
+ *   objectives up to a personal depth level, with noise), a personal learning-rate multiplier, and for `blockedShare` of them one
  *   objective on the way to the goal's targets that they cannot learn at all.
  * - Learning (after the answer, as in BKT): an opportunity on an unknown objective whose
  *   prerequisites are all known teaches it with probability p = base(objective) × multiplier(student)
@@ -36,7 +37,11 @@ export interface WorldParams {
   learnerSpread: number;
   /** instruction learning probability = practice probability × this */
   instructionBoost: number;
-  /** per student: probability an objective is initially known when its prerequisites are (drawn in this range) */
+  /**
+   * per student: the share of the scope's prerequisite depth already known (drawn in this range): an
+   * objective at depth d (longest prerequisite chain below it, with N(0, 0.75) noise per student and
+   * objective) is known when d < share × (deepest target's depth + 1) and its prerequisites are known
+   */
   known: Range;
   /** share of students with one objective they cannot learn (chosen on the way to the targets) */
   blockedShare: number;
@@ -197,8 +202,9 @@ export function generateWorld(params: WorldParams, seed: number): World {
   // Students.
   const students: Student[] = [];
   const inScope = new Set(scope);
+  const topDepth = Math.max(...targets.map((t) => depth[t] as number)) + 1;
   for (let s = 0; s < params.students; s++) {
-    const kappa = rng.uniform(params.known);
+    const level = rng.uniform(params.known) * topDepth;
     const known = objectives.map(() => false);
     // Out-of-scope objectives the targets need are known (remediation cannot reach them), with their
     // ancestors (consistency); the rest is drawn in topological order.
@@ -211,7 +217,7 @@ export function generateWorld(params: WorldParams, seed: number): World {
     for (const o of needed) if (!inScope.has(o)) mark(o);
     for (let i = 0; i < n; i++) {
       const ready = objectives[i]!.prereqs.every((p) => known[p]);
-      known[i] = forced.has(i) || (ready && rng.next() < kappa);
+      known[i] = forced.has(i) || (ready && (depth[i] as number) + 0.75 * rng.normal() < level);
     }
     const learnMultiplier = Math.exp(params.learnerSpread * rng.normal());
     let blocked = -1;

@@ -110,21 +110,27 @@ export class GoalAnalysis {
 
   /**
    * Established itself, or below an established in-scope objective (mastery of a dependent implies
-   * its prerequisites) — unless its own last answer shows a gap: own evidence beats implication.
+   * its prerequisites) — unless its own answers show a gap: own evidence beats implication.
    */
   implied(k: number): boolean {
     const memo = this.impliedMemo.get(k);
     if (memo !== undefined) return memo;
     let r = this.established(k);
-    if (!r && !this.failing(k)) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
+    if (!r && !this.shownGap(k)) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
     this.impliedMemo.set(k, r);
     return r;
   }
 
-  /** A shown gap: the last answer on k was wrong and k is not established. */
+  /** Failing: the last answer on k was wrong and k is not established. */
   failing(k: number): boolean {
     const t = this.track(k);
     return !!t && t.n >= 1 && (t.o & 1) === 0 && !this.established(k);
+  }
+
+  /** A shown gap: k was answered wrong and has not been established since. */
+  shownGap(k: number): boolean {
+    const t = this.track(k);
+    return !!t && t.w < t.n && !this.established(k);
   }
 
   /**
@@ -136,7 +142,7 @@ export class GoalAnalysis {
     const memo = this.gapMemo.get(k);
     if (memo !== undefined) return memo;
     this.gapMemo.set(k, false);
-    let r = this.failing(k);
+    let r = this.shownGap(k);
     if (!r) for (const p of this.goal.prereqs[k] ?? []) if (!this.implied(p) && this.gapAtOrBelow(p)) { r = true; break; }
     this.gapMemo.set(k, r);
     return r;
@@ -173,15 +179,16 @@ export class GoalAnalysis {
   /**
    * The steps of the walk below x (memoized per request). With the prerequisites of x not implied
    * mastered ("pending"):
-   *  1. a shown gap (failing) at or below a pending prerequisite is remediated first (the walk goes
+   *  1. a shown gap (answered wrong, not established since) at or below a pending prerequisite is
+   *     remediated first (the walk goes
    *     straight down to it: the objectives above a gap cannot be mastered before it is);
    *  2. no pending prerequisite: x itself is the frontier (learn / demonstrate it);
    *  3. x not seen yet (or not settled either way): probe x itself (top-down: a success implies
    *     everything below it); an introduce goal checks the prerequisites of a new objective first;
    *  4. x failing: look for the gap below by bisection over the unchecked prerequisite chain;
    *  5. x without progress for reverifyAfter answers while its prerequisites are in place: check each
-   *     prerequisite not solidly established once more, and again every reverifyAfter answers without
-   *     progress (a lucky pass may have hidden a gap).
+   *     prerequisite not solidly established once more, and again every stuckOpportunities answers
+   *     without progress (a lucky pass may have hidden a gap).
    */
   private below(x: number): PathStep[] {
     const memo = this.belowMemo.get(x);
@@ -190,7 +197,7 @@ export class GoalAnalysis {
     let out: PathStep[] | undefined;
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
-    if (gap !== undefined) out = this.descend(gap, this.failing(gap) ? "weak" : "check");
+    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
     else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
@@ -214,7 +221,7 @@ export class GoalAnalysis {
    */
   private pendingPrereqs(x: number): number[] {
     const pending = (this.goal.prereqs[x] ?? []).filter((p) => !this.implied(p));
-    const key = (p: number) => (this.failing(p) ? -3 + this.belief(p).p : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
+    const key = (p: number) => (this.shownGap(p) ? -3 + this.belief(p).p : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
     pending.sort((a, b) => key(a) - key(b) || b - a);
     return pending;
   }

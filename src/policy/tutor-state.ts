@@ -71,7 +71,11 @@ export function updateTutorState(tutor: TutorState, event: LearnerEvent, stateAf
     if (lo > t.hi + POLICY.trendMargin) {
       t.hi = lo;
       t.hiAt = t.n;
-    } else if ((t.n - t.hiAt) % POLICY.reverifyAfter === 0) t.rvSeq = tutor.seq;
+    } else {
+      // Re-check points: once after reverifyAfter answers without a new high, then every stuckOpportunities.
+      const run = t.n - t.hiAt;
+      if (run === POLICY.reverifyAfter || run % POLICY.stuckOpportunities === 0) t.rvSeq = tutor.seq;
+    }
     if (t.mAt === 0 && lo >= SPEED_MASTERY_LOGIT) {
       t.mAt = t.n;
       if (t.w < t.n) {

@@ -104,7 +104,7 @@ export interface ObjectiveTrack {
   /** the best lower credible bound (readyConfidence) of the predicted-mastery logit so far, and the opportunity count when it was reached */
   hi: number;
   hiAt: number;
-  /** tutor sequence number of the last re-check point: every POLICY.reverifyAfter answers without a new high */
+  /** tutor sequence number of the last re-check point (reverifyAfter answers without a new high, then every stuckOpportunities) */
   rvSeq: number;
   /** the highest predicted-mastery logit (median) reached so far */
   zHi: number;
