@@ -1,0 +1,57 @@
+/**
+ * In-process simulator run (tuning): strategy A through the real pure model + policy, B and C on the
+ * same students. Usage:
+ *   npx tsx scripts/simulate/offline.ts [--sizes small,large] [--seeds 1,2,3,4,5] [--students 200]
+ *     [--behavior practice] [--variant base|hard|easy|...] [--json]
+ */
+import { POLICY } from "../../src/policy";
+import { compileWorld, inProcessFactory } from "./in-process";
+import type { Summary } from "./metrics";
+import { runWorld } from "./run";
+import { VARIANTS } from "./variants";
+import { generateWorld, LARGE, SMALL, type WorldParams } from "./world";
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? (process.argv[i + 1] as string) : fallback;
+}
+
+const sizes = arg("sizes", "small,large").split(",");
+const seeds = arg("seeds", "1,2,3,4,5").split(",").map(Number);
+const students = Number(arg("students", "200"));
+const behavior = arg("behavior", "practice") as "practice" | "introduce" | "review";
+const variantNames = arg("variant", "base").split(",");
+const json = process.argv.includes("--json");
+// Tuning: --set key=value[,key=value] overrides POLICY constants for this run.
+for (const kv of arg("set", "").split(",").filter(Boolean)) {
+  const [k, v] = kv.split("=");
+  if (!k || !(k in POLICY)) throw new Error(`unknown POLICY key ${k}`);
+  (POLICY as unknown as Record<string, number>)[k] = Number(v);
+}
+
+const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "–");
+const header = "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";
+const rows: string[] = [];
+const results: { size: string; variant: string; seed: number; summary: Summary }[] = [];
+console.log(header);
+console.log(header.replace(/[^|]+/g, "---"));
+for (const variant of variantNames) {
+  const tweak = VARIANTS[variant];
+  if (!tweak) throw new Error(`unknown variant ${variant}; known: ${Object.keys(VARIANTS).join(", ")}`);
+  for (const size of sizes) {
+    const base: WorldParams = size === "large" ? LARGE : SMALL;
+    for (const seed of seeds) {
+      const params: WorldParams = { ...base, ...tweak, students };
+      const world = generateWorld(params, seed);
+      const t0 = performance.now();
+      const r = await runWorld(world, inProcessFactory(compileWorld(world, behavior)));
+      const s = r.summary;
+      results.push({ size, variant, seed, summary: s });
+      const row = `| ${size} (${params.objectives}) | ${variant} | ${seed} | ${world.scope.length} | ${s.learnable}/${s.blocked} | ${f(s.stepsA)} | ${f(s.stepsB)} | ${f(s.stepsC)} | ${f(s.stepsA / s.stepsC, 2)} | ${f(s.stepsA / s.stepsB, 2)} | ${s.missedA} | ${f(s.readyStepsA)} | ${s.falseReady}/${s.readyCount} (${f(100 * s.falseReadyRate)}%) | ${f(s.stuckPrecision, 2)} | ${f(s.stuckRecall, 2)} | ${f(s.stepStuckPrecision, 2)} | ${f(s.wrMae, 2)} | ${f(s.wrMaeLearnable, 2)} |`;
+      rows.push(row);
+      console.log(row);
+      if (process.argv.includes("--verbose")) console.error(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`, JSON.stringify(s));
+    }
+  }
+}
+if (json) console.log(JSON.stringify(results));

@@ -1,0 +1,416 @@
+/**
+ * One read-only analysis of a goal for a learner: target criteria, the current objective (walk from
+ * the targets down their in-scope prerequisites), stuck, progress and work remaining. Shared by
+ * `recommend` and `goalStatus` so the recommendation's ready/stuck and the status's
+ * complete/struggling always agree. Lazy: only the objectives the walk visits are evaluated.
+ */
+import { applyGraded, initialLearnerState, type LearnerState, type ModelParams } from "../model";
+import { normalQuantile } from "../model/math";
+import { belief, FRESH_ITEM, type Belief } from "./belief";
+import { POLICY } from "./config";
+import type { ObjectiveTrack, PreparedGoal, TutorState } from "./types";
+
+export type StepReason = "target" | "weak" | "check" | "reverify";
+
+export interface PathStep {
+  objective: number;
+  /** why the walk went down to this objective from the previous one */
+  reason: StepReason;
+}
+
+export interface TargetWork {
+  /** index into goal.targets */
+  target: number;
+  /** the target objective (local) the path starts from */
+  objective: number;
+  /** from the target objective down to the current objective */
+  path: PathStep[];
+}
+
+const logit = (p: number) => Math.log(p / (1 - p));
+
+export class GoalAnalysis {
+  readonly zStar: number;
+  readonly qReady: number;
+  readonly qEst: number;
+  readonly zPre: number;
+  private readonly beliefs = new Map<number, Belief>();
+  private readonly impliedMemo = new Map<number, boolean>();
+  private readonly gapMemo = new Map<number, boolean>();
+  private readonly belowMemo = new Map<number, PathStep[]>();
+  private readonly lastObjectives: Set<string>;
+
+  constructor(
+    readonly goal: PreparedGoal,
+    readonly state: LearnerState,
+    readonly tutor: TutorState,
+    readonly params: ModelParams,
+    readonly nowMs = 0,
+  ) {
+    this.zStar = logit(goal.minMastery);
+    this.qReady = normalQuantile(POLICY.readyConfidence);
+    this.qEst = normalQuantile(POLICY.establishedConfidence);
+    this.zPre = this.zStar - POLICY.prerequisiteMargin;
+    this.lastObjectives = new Set(tutor.lastObjectives);
+  }
+
+  label(k: number): string {
+    return this.goal.labels[k] as string;
+  }
+
+  belief(k: number): Belief {
+    let b = this.beliefs.get(k);
+    if (!b) {
+      b = belief(this.state, this.params, this.label(k), this.nowMs);
+      this.beliefs.set(k, b);
+    }
+    return b;
+  }
+
+  track(k: number): ObjectiveTrack | undefined {
+    return this.tutor.obj[this.label(k)];
+  }
+
+  /** Lower credible bound (readyConfidence) of the predicted-mastery logit. */
+  lower(k: number): number {
+    const b = this.belief(k);
+    return b.z - this.qReady * b.sd;
+  }
+
+  /** Cautious predicted mastery: the lower bound as a probability. */
+  cautious(k: number): number {
+    return 1 / (1 + Math.exp(-this.lower(k)));
+  }
+
+  /** The completion criterion on one objective (see docs/recommendation.md "Predicted mastery"). */
+  met(k: number): boolean {
+    const b = this.belief(k);
+    const minWork = this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
+    return b.n >= minWork && this.lower(k) >= this.zStar;
+  }
+
+  /**
+   * Established (no remediation needed): its own last answers were correct (two in a row, three if
+   * it was ever answered wrong) and the belief's median reached the prerequisite bar zPre (a little below the goal's threshold) — now, or earlier
+   * (hysteresis: a dependent's failures pull a prerequisite's belief down through the global ability
+   * and the graph, which must not send the walk back while its own answers stay right).
+   */
+  established(k: number): boolean {
+    if (this.met(k)) return true;
+    const b = this.belief(k);
+    if (b.n < 2) return false;
+    const t = this.track(k);
+    if (!t) return false;
+    // Two correct in a row on a clean record; three after any wrong answer (a guess streak is rarer).
+    const need = t.w === t.n ? 2 : POLICY.streakAfterGap;
+    const mask = (1 << need) - 1;
+    if (t.n < need || (t.o & mask) !== mask) return false;
+    return b.z - this.qEst * b.sd >= this.zPre || t.zHi >= this.zPre;
+  }
+
+  /**
+   * Established itself, or below an established in-scope objective (mastery of a dependent implies
+   * its prerequisites) — unless its own answers show a gap: own evidence beats implication.
+   */
+  implied(k: number): boolean {
+    const memo = this.impliedMemo.get(k);
+    if (memo !== undefined) return memo;
+    let r = this.established(k);
+    if (!r && !this.shownGap(k)) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
+    this.impliedMemo.set(k, r);
+    return r;
+  }
+
+  /** Failing: the last answer on k was wrong and k is not established. */
+  failing(k: number): boolean {
+    const t = this.track(k);
+    return !!t && t.n >= 1 && (t.o & 1) === 0 && !this.established(k);
+  }
+
+  /** A shown gap: k was answered wrong and has not been established since. */
+  shownGap(k: number): boolean {
+    const t = this.track(k);
+    return !!t && t.w < t.n && !this.established(k);
+  }
+
+  /**
+   * A shown gap at k or below it among the pending prerequisites: every dependent of a gap is
+   * unmastered too (a learner cannot master an objective without its prerequisites), so the walk
+   * goes to the gap instead of probing the objectives above it.
+   */
+  gapAtOrBelow(k: number): boolean {
+    const memo = this.gapMemo.get(k);
+    if (memo !== undefined) return memo;
+    this.gapMemo.set(k, false);
+    let r = this.shownGap(k);
+    if (!r) for (const p of this.goal.prereqs[k] ?? []) if (!this.implied(p) && this.gapAtOrBelow(p)) { r = true; break; }
+    this.gapMemo.set(k, r);
+    return r;
+  }
+
+  /** Established on strong own evidence: met, or the last three answers correct. */
+  solid(k: number): boolean {
+    if (this.met(k)) return true;
+    const t = this.track(k);
+    return !!t && t.n >= 3 && (t.o & 7) === 7 && this.established(k);
+  }
+
+  /** Not yet seen: no graded answer. */
+  unseen(k: number): boolean {
+    return this.belief(k).n === 0;
+  }
+
+  /** Graded opportunities on k since its belief last reached a new high. */
+  stall(k: number): number {
+    const t = this.track(k);
+    return t ? t.n - t.hiAt : 0;
+  }
+
+  /** Wheel-spinning on k: stuckOpportunities opportunities without a new high of the belief, criterion not met. */
+  stuckOn(k: number): boolean {
+    return this.stall(k) >= POLICY.stuckOpportunities && !this.met(k);
+  }
+
+  /** Walk from objective x down its in-scope prerequisites to the objective to work on now. */
+  descend(x: number, reason: StepReason = "target"): PathStep[] {
+    return [{ objective: x, reason }, ...this.below(x)];
+  }
+
+  /**
+   * The steps of the walk below x (memoized per request). With the prerequisites of x not implied
+   * mastered ("pending"):
+   *  1. a shown gap (answered wrong, not established since) at or below a pending prerequisite is
+   *     remediated first (the walk goes
+   *     straight down to it: the objectives above a gap cannot be mastered before it is);
+   *  2. no pending prerequisite: x itself is the frontier (learn / demonstrate it);
+   *  3. x not seen yet (or not settled either way): probe x itself (top-down: a success implies
+   *     everything below it); an introduce goal checks the prerequisites of a new objective first;
+   *  4. x failing: look for the gap below by bisection over the unchecked prerequisite chain;
+   *  5. x without progress for reverifyAfter answers while its prerequisites are in place: check each
+   *     prerequisite not solidly established once more, and again every stuckOpportunities answers
+   *     without progress (a lucky pass may have hidden a gap).
+   */
+  private below(x: number): PathStep[] {
+    const memo = this.belowMemo.get(x);
+    if (memo) return memo;
+    const g = this.goal;
+    let out: PathStep[] | undefined;
+    const pending = this.pendingPrereqs(x);
+    const gap = pending.find((p) => this.gapAtOrBelow(p));
+    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
+    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
+    if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
+      const since = this.track(x)?.rvSeq ?? 0;
+      // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures
+      // on x is stronger evidence than a few correct answers on them).
+      const doubt = this.stuckOn(x);
+      const unsure = (g.prereqs[x] ?? []).filter((p) => !this.met(p) && (doubt || !this.solid(p)) && (this.track(p)?.last ?? 0) <= since);
+      if (unsure.length) {
+        unsure.sort((a, b) => this.lower(a) - this.lower(b) || b - a);
+        out = this.descend(unsure[0] as number, "reverify");
+      }
+    }
+    out ??= [];
+    this.belowMemo.set(x, out);
+    return out;
+  }
+
+  /**
+   * In-scope prerequisites of x not implied mastered, in a stable order: shown gaps first (weakest
+   * first), then the objective of the last event (continuity), then the graph's order (latest first).
+   */
+  private pendingPrereqs(x: number): number[] {
+    const pending = (this.goal.prereqs[x] ?? []).filter((p) => !this.implied(p));
+    const key = (p: number) => (this.shownGap(p) ? -3 + this.belief(p).p : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
+    pending.sort((a, b) => key(a) - key(b) || b - a);
+    return pending;
+  }
+
+  /**
+   * Where to look for the gap below a failing objective: follow the chain of unchecked prerequisites
+   * (weakest first) from `start` down to the first objective with evidence or without pending
+   * prerequisites, and probe its middle (bisection: about log2(depth) probes find the frontier,
+   * whether the learner knows little or almost everything). A probe answered well implies all below it.
+   */
+  private probe(start: number): number {
+    const chain = [start];
+    for (let c = start; this.belief(c).n === 0; ) {
+      const next = this.pendingPrereqs(c)[0];
+      if (next === undefined) break;
+      chain.push(next);
+      c = next;
+    }
+    return chain[Math.floor((chain.length - 1) / 2)] as number;
+  }
+
+  /** Met targets: per goal target, every objective of it meets the criterion. */
+  targetMet(t: number): boolean {
+    const objs = this.goal.targets[t]?.objectives ?? [];
+    return objs.length > 0 && objs.every((o) => this.met(o));
+  }
+
+  /** Cautious mastery of a target (its weakest objective). */
+  targetCautious(t: number): number {
+    const objs = this.goal.targets[t]?.objectives ?? [];
+    let m = 1;
+    for (const o of objs) m = Math.min(m, this.cautious(o));
+    return objs.length ? m : 0;
+  }
+
+  private groupComplete(targets: readonly number[], rule: "all" | "average"): boolean {
+    if (!targets.length) return false;
+    if (rule === "all") return targets.every((t) => this.targetMet(t));
+    // average: the mean cautious mastery over the targets reaches the threshold; every target has the minimum evidence.
+    let s = 0;
+    for (const t of targets) {
+      const objs = this.goal.targets[t]?.objectives ?? [];
+      if (!objs.length || objs.some((o) => this.belief(o).n < Math.max(1, this.goal.minWorkPerTarget))) return false;
+      s += this.targetCautious(t);
+    }
+    return s / targets.length >= this.goal.minMastery;
+  }
+
+  /** The goal's completion criteria (ready / complete). */
+  complete(): boolean {
+    const g = this.goal;
+    if (g.topics.length) return g.topics.every((tp) => this.groupComplete(tp.targets, tp.completion));
+    return this.groupComplete(
+      g.targets.map((_, i) => i),
+      g.completion,
+    );
+  }
+
+  /** Interactions spent on the goal: each event's share on in-scope objectives (an item wholly in scope counts 1). */
+  work(): number {
+    let s = 0;
+    this.forTouchedInScope((k, t) => (s += t.f));
+    return s;
+  }
+
+  /** Graded answers on in-scope objectives exist. */
+  hasEvidence(): boolean {
+    let any = false;
+    this.forTouchedInScope((_, t) => {
+      if (t.n > 0) any = true;
+    });
+    return any;
+  }
+
+  /** Iterates the in-scope objectives the learner touched: O(min(scope, touched)). */
+  forTouchedInScope(f: (k: number, t: ObjectiveTrack) => void): void {
+    const g = this.goal;
+    const keys = Object.keys(this.tutor.obj);
+    if (keys.length <= g.labels.length) {
+      for (const key of keys) {
+        const k = g.local.get(key);
+        if (k !== undefined) f(k, this.tutor.obj[key] as ObjectiveTrack);
+      }
+    } else {
+      g.labels.forEach((label, k) => {
+        const t = this.tutor.obj[label];
+        if (t) f(k, t);
+      });
+    }
+  }
+
+  /** Unmet target objectives with their paths, in goal order. */
+  openWork(): TargetWork[] {
+    const out: TargetWork[] = [];
+    const seen = new Set<number>();
+    this.goal.targets.forEach((t, ti) => {
+      for (const o of t.objectives) {
+        if (seen.has(o) || this.met(o)) continue;
+        seen.add(o);
+        out.push({ target: ti, objective: o, path: this.descend(o) });
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Chooses the target path to work on. Targets that still need learning (the walk found work below
+   * the target, or the target is not established yet) come before targets that only need their
+   * mastery demonstrated, so that no demonstration delays learning; among them, continuity with the
+   * last event, then goal order. Demonstrations alternate between targets (spacing). Review goals
+   * interleave: weakest first, not the objective just practised when another is open.
+   */
+  choose(open: TargetWork[]): TargetWork | undefined {
+    if (!open.length) return undefined;
+    const lastObjs = this.lastObjectives;
+    const current = (w: TargetWork) => (w.path[w.path.length - 1] as PathStep).objective;
+    if (this.goal.behavior === "review") {
+      const ranked = [...open].sort((a, b) => this.lower(current(a)) - this.lower(current(b)) || a.objective - b.objective);
+      return ranked.find((w) => !lastObjs.has(this.label(current(w)))) ?? ranked[0];
+    }
+    const learning = open.filter((w) => w.path.length > 1 || !this.established(w.objective));
+    if (learning.length) return learning.find((w) => lastObjs.has(this.label(current(w)))) ?? learning[0];
+    return open.find((w) => !lastObjs.has(this.label(current(w)))) ?? open[0];
+  }
+
+  /** Stuck on the chosen path: the current objective wheel-spins, or the walk is only re-checking prerequisites of one that does. */
+  stuckOnPath(w: TargetWork): boolean {
+    const path = w.path;
+    const last = path[path.length - 1] as PathStep;
+    if (this.stuckOn(last.objective)) return true;
+    for (let i = path.length - 1; i > 0; i--) {
+      if ((path[i] as PathStep).reason !== "reverify") break;
+      if (this.stuckOn((path[i - 1] as PathStep).objective)) return true;
+    }
+    return false;
+  }
+
+  /** Progress of one objective toward the criterion: share of the way of its lower bound from the no-evidence start to the threshold. */
+  objectiveProgress(k: number): number {
+    if (this.met(k)) return 1;
+    const z0 = startLowerLogit(this.params);
+    const span = this.zStar - z0;
+    let p = span > 0 ? (this.lower(k) - z0) / span : 0;
+    const minWork = Math.max(1, this.goal.minWorkPerTarget);
+    p = Math.min(p, this.belief(k).n / minWork);
+    return Math.max(0, Math.min(0.99, p));
+  }
+
+  targetProgress(t: number): number {
+    const objs = this.goal.targets[t]?.objectives ?? [];
+    if (!objs.length) return 0;
+    let s = 0;
+    for (const o of objs) s += this.objectiveProgress(o);
+    return s / objs.length;
+  }
+
+  /** Consecutive correct answers on unseen items that would bring k to `criterion` (capped), by running the model forward. */
+  demonstrationsNeeded(k: number, criterion: "met" | "established", cap = POLICY.maxWorkRemaining): number {
+    if (criterion === "met" ? this.met(k) : this.established(k)) return 0;
+    const label = this.label(k);
+    const o = this.state.objectives[label];
+    const mini: LearnerState = {
+      version: 1,
+      seq: this.state.seq,
+      global: { ...this.state.global },
+      objectives: o ? { [label]: { ...o } } : {},
+      items: {},
+      itemCount: 0,
+    };
+    const q = criterion === "met" ? this.qReady : this.qEst;
+    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
+    for (let i = 1; i <= cap; i++) {
+      applyGraded(mini, this.params, undefined, { itemKey: `${FRESH_ITEM}#${i}`, objectives: [label], correct: true, timeMs: this.nowMs });
+      const b = belief(mini, this.params, label, this.nowMs);
+      if (b.n >= minN && b.z - q * b.sd >= this.zStar) return i;
+    }
+    return cap;
+  }
+}
+
+const startLogits = new WeakMap<ModelParams, number>();
+
+/** Lower bound (readyConfidence) of predicted mastery for a new learner on an unseen objective. */
+export function startLowerLogit(params: ModelParams): number {
+  let z = startLogits.get(params);
+  if (z === undefined) {
+    const b = belief(initialLearnerState(params), params, "\u0000policy:none");
+    z = b.z - normalQuantile(POLICY.readyConfidence) * b.sd;
+    startLogits.set(params, z);
+  }
+  return z;
+}

@@ -1,0 +1,10 @@
+/** Public surface of the recommendation policy (pure TypeScript; no Workers APIs, no I/O). */
+export type * from "./types";
+export { INTENTS_BY_BEHAVIOR } from "./types";
+export { POLICY } from "./config";
+export { prepareGoal, DEFAULT_MIN_MASTERY } from "./prepare";
+export { initialTutorState, applyTutoredEvent, updateTutorState, priorLogits } from "./tutor-state";
+export { belief, lowerLogit, probabilityAtLeast, type Belief } from "./belief";
+export { GoalAnalysis } from "./analyze";
+export { recommend, recommendWith, type PolicyOptions, type RecommendOptions } from "./recommend";
+export { goalStatus, goalStatusWith, estimateWork } from "./status";

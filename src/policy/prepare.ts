@@ -1,0 +1,139 @@
+/**
+ * Compiles a goal (body + resolved scope labels) against a runtime graph into a PreparedGoal.
+ * Run once per (goal version, graph version) and cache the result: it walks the goal's scope only
+ * (never the whole graph): O(scope objectives + their prerequisite edges + their atoms).
+ */
+import type { GraphIndex } from "../graphs/runtime-graph";
+import type { CompletionBehavior, GoalBodyLike, GoalScopeLabels, PreparedGoal, PreparedTarget, PreparedTopic } from "./types";
+
+export const DEFAULT_MIN_MASTERY = 0.8;
+
+export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: GraphIndex): PreparedGoal {
+  const g = index.graph;
+  // Local objectives in the graph's topological order.
+  const globalIdx: number[] = [];
+  for (const label of scope.scopeObjectives) {
+    const i = index.objectiveByLabel.get(label);
+    if (i !== undefined) globalIdx.push(i);
+  }
+  for (const label of scope.targetObjectives) {
+    const i = index.objectiveByLabel.get(label);
+    if (i !== undefined && !globalIdx.includes(i)) globalIdx.push(i);
+  }
+  globalIdx.sort((a, b) => a - b);
+  const n = globalIdx.length;
+  const localOfGlobal = new Map<number, number>();
+  globalIdx.forEach((gi, li) => localOfGlobal.set(gi, li));
+  const labels = globalIdx.map((gi) => g.objectives[gi] as string);
+  const local = new Map<string, number>();
+  labels.forEach((l, i) => local.set(l, i));
+
+  const prereqs: number[][] = [];
+  const dependents: number[][] = Array.from({ length: n }, () => []);
+  for (let li = 0; li < n; li++) {
+    const ps: number[] = [];
+    for (const gp of g.prerequisites[globalIdx[li] as number] ?? []) {
+      const lp = localOfGlobal.get(gp);
+      if (lp !== undefined) ps.push(lp);
+    }
+    prereqs.push(ps);
+    for (const p of ps) dependents[p]!.push(li);
+  }
+
+  // Recommendable atoms per objective.
+  const scopeModules = new Set(scope.scopeModules);
+  const assess: string[][] = [];
+  const instruct: string[][] = [];
+  for (let li = 0; li < n; li++) {
+    const gi = globalIdx[li] as number;
+    const a: string[] = [];
+    for (const m of g.assessmentsByObjective[gi] ?? []) {
+      const label = g.modules[m]?.label;
+      if (label !== undefined && scopeModules.has(label)) a.push(label);
+    }
+    const s: string[] = [];
+    for (const m of g.instructionByObjective[gi] ?? []) {
+      const mod = g.modules[m];
+      if (mod && mod.type === "instructional" && scopeModules.has(mod.label)) s.push(mod.label);
+    }
+    assess.push(a);
+    instruct.push(s);
+  }
+
+  // Targets and topics, in goal order.
+  const targets: PreparedTarget[] = [];
+  const topics: PreparedTopic[] = [];
+  const addTarget = (id: string, topic: number): number => {
+    let objectives: number[];
+    let kind: "objective" | "module";
+    if (id.startsWith("mref-")) {
+      kind = "module";
+      const m = index.moduleByLabel.get(id);
+      const mod = m === undefined ? undefined : g.modules[m];
+      objectives = (mod?.objectives ?? []).map((o) => localOfGlobal.get(o)).filter((x): x is number => x !== undefined);
+    } else {
+      kind = "objective";
+      const li = local.get(id);
+      objectives = li === undefined ? [] : [li];
+    }
+    targets.push({ id, kind, objectives, topic });
+    return targets.length - 1;
+  };
+  let completion: CompletionBehavior = "all";
+  if (body.topics && body.topics.length) {
+    body.topics.forEach((t, ti) => {
+      const idxs = t.targets.include.map((id) => addTarget(id, ti));
+      topics.push({ id: t.id, targets: idxs, completion: t.targets.completion_behavior ?? "all" });
+    });
+  } else if (body.targets) {
+    completion = body.targets.completion_behavior ?? "all";
+    for (const id of body.targets.include) addTarget(id, -1);
+  }
+  const targetObjectives: number[] = [];
+  const isTarget = new Array<boolean>(n).fill(false);
+  for (const t of targets)
+    for (const o of t.objectives)
+      if (!isTarget[o]) {
+        isTarget[o] = true;
+        targetObjectives.push(o);
+      }
+
+  // Prerequisite distance from the nearest target, within the scope (BFS down the prerequisites).
+  const distance = new Array<number>(n).fill(-1);
+  let frontier = [...targetObjectives];
+  for (const o of frontier) distance[o] = 0;
+  for (let level = 1; frontier.length; level++) {
+    const next: number[] = [];
+    for (const o of frontier)
+      for (const p of prereqs[o]!)
+        if (distance[p] === -1) {
+          distance[p] = level;
+          next.push(p);
+        }
+    frontier = next;
+  }
+
+  const cc = body.completion_criteria ?? {};
+  return {
+    behavior: body.adaptive_behavior,
+    minMastery: clampMastery(cc.min_predicted_mastery ?? DEFAULT_MIN_MASTERY),
+    minWorkPerTarget: Math.max(0, Math.floor(cc.min_work_per_target ?? 0)),
+    maxWork: cc.max_work_on_goal === undefined ? undefined : Math.max(0, cc.max_work_on_goal),
+    completion,
+    labels,
+    local,
+    prereqs,
+    dependents,
+    distance,
+    assess,
+    instruct,
+    targets,
+    topics,
+    targetObjectives,
+    isTarget,
+  };
+}
+
+function clampMastery(m: number): number {
+  return Number.isFinite(m) ? Math.min(0.99, Math.max(0.01, m)) : DEFAULT_MIN_MASTERY;
+}
