@@ -13,7 +13,9 @@ import { goalsRouter } from "./routes/goals";
 import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
 import { oauthRouter } from "./routes/oauth";
+import { recommendationsRouter } from "./routes/recommendations";
 import { registrationsRouter } from "./routes/registrations";
+import { statusAndProgressRouter } from "./routes/status-and-progress";
 
 /**
  * The config and the drizzle instance derived from one env object. The runtime hands every request
@@ -68,6 +70,8 @@ export function createApp() {
     .route("/", eventsRouter)
     .route("/", graphsRouter)
     .route("/", goalsRouter)
+    .route("/", recommendationsRouter)
+    .route("/", statusAndProgressRouter)
     .route("/", docsRouter);
 }
 

@@ -5,11 +5,20 @@
  */
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
 import { resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
-import { indexGraph, type GraphIndex } from "../../src/graphs/runtime-graph";
+import { type GraphIndex, indexGraph } from "../../src/graphs/runtime-graph";
 import { initialLearnerState, type LearnerEvent, type ModelParams } from "../../src/model";
 import { SERVICE_PARAMS } from "../../src/model/service-params";
-import { modelGraphFor } from "../../src/objects/model-graph";
-import { applyTutoredEvent, GoalAnalysis, goalStatusWith, initialTutorState, prepareGoal, recommendWith, type AdaptiveBehavior, type PreparedGoal } from "../../src/policy";
+import {
+  type AdaptiveBehavior,
+  applyTutoredEvent,
+  GoalAnalysis,
+  goalStatusWith,
+  initialTutorState,
+  type PreparedGoal,
+  prepareGoal,
+  recommendWith,
+} from "../../src/policy";
+import { modelGraphFor } from "../../src/policy/model-graph";
 import type { TutorClient, TutorFactory } from "./strategies";
 import { goalBody, graphDocument, type World } from "./world";
 
@@ -20,7 +29,11 @@ export interface Compiled {
 
 export function compileWorld(world: World, behavior: AdaptiveBehavior = "practice"): Compiled {
   let u = 0;
-  const rg = buildRuntimeGraph(graphDocument(world), { id: `sim-${world.seed}`, version: 1, newUuid: () => `00000000-0000-4000-8000-${(u++).toString(16).padStart(12, "0")}` });
+  const rg = buildRuntimeGraph(graphDocument(world), {
+    id: `sim-${world.seed}`,
+    version: 1,
+    newUuid: () => `00000000-0000-4000-8000-${(u++).toString(16).padStart(12, "0")}`,
+  });
   const index = indexGraph(rg);
   const body = goalBody(world, behavior);
   const resolved = resolveGoalScope(index, {
@@ -52,7 +65,8 @@ export function inProcessFactory(compiled: Compiled, params: ModelParams = SERVI
         const rec = recommendWith(a, false);
         const st = goalStatusWith(a);
         if ((rec.status === "ready") !== (st.status === "complete")) throw new Error("ready and complete disagree");
-        if (rec.stuck !== (st.status === "struggling") && st.status !== "complete_max_work" && st.status !== "no_work") throw new Error("stuck and struggling disagree");
+        if (rec.stuck !== (st.status === "struggling") && st.status !== "complete_max_work" && st.status !== "no_work")
+          throw new Error("stuck and struggling disagree");
         return {
           moduleIds: rec.module_ids,
           ready: rec.status === "ready",
@@ -71,7 +85,9 @@ export function inProcessFactory(compiled: Compiled, params: ModelParams = SERVI
         if (!m) throw new Error(`unknown module ${moduleId}`);
         const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
         const event: LearnerEvent =
-          correct === undefined ? { kind: "ungraded", itemKey: m.label, objectives, timeMs } : { kind: "graded", itemKey: m.label, objectives, correct, timeMs };
+          correct === undefined
+            ? { kind: "ungraded", itemKey: m.label, objectives, timeMs }
+            : { kind: "graded", itemKey: m.label, objectives, correct, timeMs };
         applyTutoredEvent(state, tutor, params, prereqGraph, event);
         now = timeMs;
       },

@@ -44,7 +44,9 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
 export function summarize(a: Run[], b: Run[], c: Run[]): Summary {
   const learnable = a.filter((r) => !r.blocked).map((r) => r.student);
   const byStudent = (runs: Run[]) => new Map(runs.map((r) => [r.student, r]));
-  const A = byStudent(a), B = byStudent(b), C = byStudent(c);
+  const A = byStudent(a),
+    B = byStudent(b),
+    C = byStudent(c);
   const paired = learnable.filter((s) => A.get(s)?.masteredAt != null && B.get(s)?.masteredAt != null && C.get(s)?.masteredAt != null);
   const steps = (m: Map<number, Run>) => mean(paired.map((s) => m.get(s)!.masteredAt as number));
   const missed = (m: Map<number, Run>) => learnable.filter((s) => m.get(s)?.masteredAt == null).length;
@@ -58,7 +60,8 @@ export function summarize(a: Run[], b: Run[], c: Run[]): Summary {
   const flagged = views.filter((v) => v.stuck);
   const wrErr = (runs: Run[], toMastery: boolean) => {
     const errs: number[] = [];
-    let covered = 0, total = 0;
+    let covered = 0,
+      total = 0;
     for (const r of runs) {
       let end: number | null;
       if (toMastery) end = r.masteredAssessing;
@@ -97,8 +100,14 @@ export function summarize(a: Run[], b: Run[], c: Run[]): Summary {
     everStuckPrecision: ever.length ? ever.filter((r) => r.blocked).length / ever.length : NaN,
     stepStuckPrecision: flagged.length ? flagged.filter((v) => v.trulyStuck).length / flagged.length : NaN,
     wrMae: all.mae,
-    wrMaeLearnable: wrErr(a.filter((r) => !r.blocked), false).mae,
-    wrMaeToMastery: wrErr(a.filter((r) => !r.blocked), true).mae,
+    wrMaeLearnable: wrErr(
+      a.filter((r) => !r.blocked),
+      false,
+    ).mae,
+    wrMaeToMastery: wrErr(
+      a.filter((r) => !r.blocked),
+      true,
+    ).mae,
     wrCoverage: all.coverage,
   };
 }

@@ -30,7 +30,8 @@ for (const kv of arg("set", "").split(",").filter(Boolean)) {
 }
 
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-const header = "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";
+const header =
+  "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";
 const rows: string[] = [];
 const results: { size: string; variant: string; seed: number; summary: Summary }[] = [];
 console.log(header);

@@ -2,8 +2,8 @@
  * Runs the three strategies on every student of a world. Strategy A's recommendations come from a
  * TutorFactory: in-process (offline.ts) or over HTTP (a later driver); B, C and the metrics are shared.
  */
-import { summarize, type Summary } from "./metrics";
-import { runA, runB, runC, type Run, type TutorFactory } from "./strategies";
+import { type Summary, summarize } from "./metrics";
+import { type Run, runA, runB, runC, type TutorFactory } from "./strategies";
 import type { World } from "./world";
 
 export interface WorldResult {

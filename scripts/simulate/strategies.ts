@@ -67,7 +67,19 @@ const STEP_MS = 45_000;
 
 export async function runA(world: World, student: Student, client: TutorClient, cap: number): Promise<Run> {
   const learner = new Learner(world, student);
-  const run: Run = { strategy: "A", student: student.index, blocked: learner.blocked, steps: 0, assessing: 0, masteredAt: null, masteredAssessing: null, end: "cap", views: [], intents: {}, everStuck: false };
+  const run: Run = {
+    strategy: "A",
+    student: student.index,
+    blocked: learner.blocked,
+    steps: 0,
+    assessing: 0,
+    masteredAt: null,
+    masteredAssessing: null,
+    end: "cap",
+    views: [],
+    intents: {},
+    everStuck: false,
+  };
   if (learner.targetsMastered()) {
     run.masteredAt = 0;
     run.masteredAssessing = 0;
@@ -76,7 +88,13 @@ export async function runA(world: World, student: Student, client: TutorClient, 
   for (;;) {
     const v = await client.view();
     const focus = v.current !== undefined ? world.objectives.findIndex((o) => o.id === v.current) : -1;
-    run.views!.push({ assessingBefore: run.assessing, workRemaining: v.workRemaining, stuck: v.stuck, trulyStuck: focus >= 0 && learner.cannotReach(focus), intent: v.intent });
+    run.views!.push({
+      assessingBefore: run.assessing,
+      workRemaining: v.workRemaining,
+      stuck: v.stuck,
+      trulyStuck: focus >= 0 && learner.cannotReach(focus),
+      intent: v.intent,
+    });
     if (v.intent) run.intents![v.intent] = (run.intents![v.intent] ?? 0) + 1;
     if (v.ready) {
       run.end = "ready";
@@ -115,7 +133,16 @@ export async function runA(world: World, student: Student, client: TutorClient, 
 
 export function runB(world: World, student: Student, cap: number): Run {
   const learner = new Learner(world, student);
-  const run: Run = { strategy: "B", student: student.index, blocked: learner.blocked, steps: 0, assessing: 0, masteredAt: null, masteredAssessing: null, end: "cap" };
+  const run: Run = {
+    strategy: "B",
+    student: student.index,
+    blocked: learner.blocked,
+    steps: 0,
+    assessing: 0,
+    masteredAt: null,
+    masteredAssessing: null,
+    end: "cap",
+  };
   if (learner.targetsMastered()) {
     run.masteredAt = 0;
     run.masteredAssessing = 0;
@@ -150,7 +177,16 @@ export function runB(world: World, student: Student, cap: number): Run {
 
 export function runC(world: World, student: Student, cap: number): Run {
   const learner = new Learner(world, student);
-  const run: Run = { strategy: "C", student: student.index, blocked: learner.blocked, steps: 0, assessing: 0, masteredAt: null, masteredAssessing: null, end: "cap" };
+  const run: Run = {
+    strategy: "C",
+    student: student.index,
+    blocked: learner.blocked,
+    steps: 0,
+    assessing: 0,
+    masteredAt: null,
+    masteredAssessing: null,
+    end: "cap",
+  };
   const cursor = new Map<number, number>();
   while (!learner.targetsMastered()) {
     if (run.steps >= cap) return run;

@@ -236,7 +236,13 @@ export function graphDocument(world: World): GraphDocument {
     label: `gref-sim-${world.params.objectives}-${world.seed}`,
     name: `Simulated world (${world.params.objectives} objectives, seed ${world.seed})`,
     learning_objectives: world.objectives.map((o) => ({ id: o.id, name: o.id, prerequisites: o.prereqs.map((p) => world.objectives[p]!.id) })),
-    modules: world.items.map((it) => ({ id: it.id, name: it.id, type: it.kind, learning_objectives: [world.objectives[it.objective]!.id], algorithmic: false })),
+    modules: world.items.map((it) => ({
+      id: it.id,
+      name: it.id,
+      type: it.kind,
+      learning_objectives: [world.objectives[it.objective]!.id],
+      algorithmic: false,
+    })),
   } as GraphDocument;
 }
 

@@ -184,3 +184,43 @@ export function resolveGoalScope(index: GraphIndex, input: GoalScopeInput): Goal
     },
   };
 }
+
+/** The parts of a goal body that scope resolution reads (structural: this pure layer knows no API schemas). */
+export interface GoalScopeBody {
+  targets?: { include: readonly string[] };
+  topics?: readonly { targets: { include: readonly string[] } }[];
+  scope: { remediation_depth: RemediationDepth; include: readonly string[]; exclude: readonly string[] };
+}
+
+/** The resolution input of a goal body, each id with its request path (for error details). */
+export function goalScopeInput(body: GoalScopeBody): GoalScopeInput {
+  const targets: IdRef[] = body.targets
+    ? body.targets.include.map((id, i) => ({ id, path: `body.targets.include[${i}]` }))
+    : (body.topics ?? []).flatMap((t, ti) => t.targets.include.map((id, i) => ({ id, path: `body.topics[${ti}].targets.include[${i}]` })));
+  return {
+    targets,
+    remediationDepth: body.scope.remediation_depth,
+    include: body.scope.include.map((id, i) => ({ id, path: `body.scope.include[${i}]` })),
+    exclude: body.scope.exclude.map((id, i) => ({ id, path: `body.scope.exclude[${i}]` })),
+  };
+}
+
+/** A resolved scope as labels: what goals store and the policy reads. */
+export interface ScopeLabels {
+  /** target objectives (`lref-`): the targets themselves, or the objectives of the target modules */
+  targetObjectives: string[];
+  /** in-scope objectives (`lref-`) */
+  scopeObjectives: string[];
+  /** recommendable atoms (`mref-`) */
+  scopeModules: string[];
+}
+
+export function scopeLabels(index: GraphIndex, scope: ResolvedGoalScope): ScopeLabels {
+  const { graph } = index;
+  const objectiveLabels = (xs: number[]) => xs.map((i) => graph.objectives[i] as string);
+  return {
+    targetObjectives: objectiveLabels(scope.targetObjectives),
+    scopeObjectives: objectiveLabels(scope.objectives),
+    scopeModules: scope.modules.map((i) => (graph.modules[i] as { label: string }).label),
+  };
+}

@@ -56,6 +56,11 @@ export const callerRules = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/focus-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/batch-events": ["admin", "owner"],
+
+  // Recommendations (spec 4.5) and status and progress (spec 4.4).
+  "GET /v0/registrations/{id}/recommendation": ["admin", "owner"],
+  "POST /v0/learning-instances/{id}/metrics/status-and-progress": ["admin", "instructor"],
+  "POST /v0/registrations/{id}/metrics/status-and-progress": ["admin", "instructor", "owner"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type RouteKey = keyof typeof callerRules;

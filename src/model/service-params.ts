@@ -1,4 +1,5 @@
 import { checkParams } from "./check-params";
+import { fnv1a } from "./math";
 import type { ModelParams } from "./params";
 import serviceParams from "./service-params.json";
 
@@ -14,12 +15,3 @@ export const SERVICE_PARAMS = checkParams(serviceParams as unknown as ModelParam
  * under other parameters (a recalibration was deployed) is rebuilt from the event log.
  */
 export const SERVICE_PARAMS_ID = fnv1a(JSON.stringify(SERVICE_PARAMS));
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
-}

@@ -6,7 +6,7 @@
  */
 import { applyGraded, initialLearnerState, type LearnerState, type ModelParams } from "../model";
 import { normalQuantile } from "../model/math";
-import { belief, FRESH_ITEM, type Belief } from "./belief";
+import { type Belief, belief, FRESH_ITEM } from "./belief";
 import { POLICY } from "./config";
 import type { ObjectiveTrack, PreparedGoal, TutorState } from "./types";
 
@@ -116,7 +116,12 @@ export class GoalAnalysis {
     const memo = this.impliedMemo.get(k);
     if (memo !== undefined) return memo;
     let r = this.established(k);
-    if (!r && !this.shownGap(k)) for (const d of this.goal.dependents[k] ?? []) if (this.implied(d)) { r = true; break; }
+    if (!r && !this.shownGap(k))
+      for (const d of this.goal.dependents[k] ?? [])
+        if (this.implied(d)) {
+          r = true;
+          break;
+        }
     this.impliedMemo.set(k, r);
     return r;
   }
@@ -143,7 +148,12 @@ export class GoalAnalysis {
     if (memo !== undefined) return memo;
     this.gapMemo.set(k, false);
     let r = this.shownGap(k);
-    if (!r) for (const p of this.goal.prereqs[k] ?? []) if (!this.implied(p) && this.gapAtOrBelow(p)) { r = true; break; }
+    if (!r)
+      for (const p of this.goal.prereqs[k] ?? [])
+        if (!this.implied(p) && this.gapAtOrBelow(p)) {
+          r = true;
+          break;
+        }
     this.gapMemo.set(k, r);
     return r;
   }
@@ -198,7 +208,8 @@ export class GoalAnalysis {
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
     if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
-    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
+    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x))))
+      out = this.descend(this.probe(pending[0] as number), "check");
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
       // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures

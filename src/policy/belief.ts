@@ -15,7 +15,7 @@
  * make a confident belief, while a learner whose filter agrees gets a tight one.
  * P(true predicted mastery ≥ m) = Φ((z − logit m)/sd).
  */
-import { predictLogit, type LearnerState, type ModelParams } from "../model";
+import { type LearnerState, type ModelParams, predictLogit } from "../model";
 import { normalQuantile, sigmoid } from "../model/math";
 
 /** An item key no learner state or item bank holds: "an unseen item of average difficulty". */

@@ -1,10 +1,11 @@
 /** Public surface of the recommendation policy (pure TypeScript; no Workers APIs, no I/O). */
+
+export { GoalAnalysis } from "./analyze";
+export { type Belief, belief, lowerLogit, probabilityAtLeast } from "./belief";
+export { POLICY } from "./config";
+export { DEFAULT_MIN_MASTERY, prepareGoal } from "./prepare";
+export { type PolicyOptions, type RecommendOptions, recommend, recommendWith } from "./recommend";
+export { estimateWork, goalStatus, goalStatusWith } from "./status";
+export { applyTutoredEvent, initialTutorState, priorLogits, updateTutorState } from "./tutor-state";
 export type * from "./types";
 export { INTENTS_BY_BEHAVIOR } from "./types";
-export { POLICY } from "./config";
-export { prepareGoal, DEFAULT_MIN_MASTERY } from "./prepare";
-export { initialTutorState, applyTutoredEvent, updateTutorState, priorLogits } from "./tutor-state";
-export { belief, lowerLogit, probabilityAtLeast, type Belief } from "./belief";
-export { GoalAnalysis } from "./analyze";
-export { recommend, recommendWith, type PolicyOptions, type RecommendOptions } from "./recommend";
-export { goalStatus, goalStatusWith, estimateWork } from "./status";

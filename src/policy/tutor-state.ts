@@ -39,11 +39,19 @@ export function applyTutoredEvent(state: LearnerState, tutor: TutorState, params
  */
 export function priorLogits(state: LearnerState, tutor: TutorState, params: ModelParams, event: LearnerEvent): (number | undefined)[] {
   if (event.kind !== "graded") return [];
-  return uniq(event.objectives).map((k) => ((tutor.obj[k]?.n ?? 0) === 0 ? lowerLogit(belief(state, params, k, event.timeMs ?? 0), POLICY.readyConfidence) : undefined));
+  return uniq(event.objectives).map((k) =>
+    (tutor.obj[k]?.n ?? 0) === 0 ? lowerLogit(belief(state, params, k, event.timeMs ?? 0), POLICY.readyConfidence) : undefined,
+  );
 }
 
 /** Updates the tutor state after `event` was applied to the learner state (`stateAfter`). Mutates and returns `tutor`. */
-export function updateTutorState(tutor: TutorState, event: LearnerEvent, stateAfter: LearnerState, params: ModelParams, priors: readonly (number | undefined)[] = []): TutorState {
+export function updateTutorState(
+  tutor: TutorState,
+  event: LearnerEvent,
+  stateAfter: LearnerState,
+  params: ModelParams,
+  priors: readonly (number | undefined)[] = [],
+): TutorState {
   tutor.seq += 1;
   const objs = uniq(event.objectives);
   const share = 1 / (objs.length || 1);

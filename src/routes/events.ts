@@ -7,7 +7,8 @@ import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
 import { jsonBody, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
-import { checkGoals, checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";
+import { checkGoals, checkTimes, ingestEvents } from "../services/events";
+import { type RegistrationContext, registrationContext } from "../services/registrations";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({

@@ -24,3 +24,7 @@ export const ASSIGNMENT_BATCH_MAX = 500;
 
 /** Live access tokens one account may hold (docs/architecture.md "Tokens"). */
 export const MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT = 100;
+
+/** Status-and-progress tables: registrations per page (spec 8.3) and goal columns per request (ours). */
+export const STATUS_PAGE_MAX = 100;
+export const STATUS_REQUEST_GOALS_MAX = 40;

@@ -9,28 +9,6 @@ import type { ErrorDetail } from "../schemas/common";
 /** Events may not be dated more than this far in the future (clock skew allowance). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
-export interface RegistrationContext {
-  registration: RegistrationRow;
-  graphUuid: string;
-  graphVersion: number;
-}
-
-/** The registration with its instance's graph and current graph version, in one query. */
-export async function registrationContext(db: Db, registrationId: string): Promise<RegistrationContext> {
-  const row = await db
-    .select({ registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
-    .from(registrations)
-    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
-    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
-    .where(and(eq(registrations.id, registrationId), isNull(registrations.deletedAt)))
-    .get();
-  if (!row) throw notFound("Registration");
-  if (!row.graphUuid || row.graphVersion === null) {
-    throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");
-  }
-  return { registration: row.registration, graphUuid: row.graphUuid, graphVersion: row.graphVersion };
-}
-
 /** Refuses events dated in the future (400) and batches not in most-recent-first order (400). */
 export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boolean): void {
   const details: ErrorDetail[] = [];

@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, learningInstances } from "../db/schema";
 import type { TargetKind } from "../domain/vocabulary";
-import { type IdRef, resolveGoalScope } from "../graphs/resolve-goal-scope";
+import { goalScopeInput, resolveGoalScope, scopeLabels } from "../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../graphs/runtime-graph";
 import { notFound, unprocessable } from "../http/errors";
 import { addIsoDuration, parseIsoDuration } from "../lib/iso-duration";
@@ -132,15 +132,7 @@ const scopeColumns = (row: GoalScope): GoalScope => ({
 });
 
 function resolveScope(index: GraphIndex, body: GoalBody): GoalScope {
-  const targets: IdRef[] = body.targets
-    ? body.targets.include.map((id, i) => ({ id, path: `body.targets.include[${i}]` }))
-    : (body.topics ?? []).flatMap((t, ti) => t.targets.include.map((id, i) => ({ id, path: `body.topics[${ti}].targets.include[${i}]` })));
-  const result = resolveGoalScope(index, {
-    targets,
-    remediationDepth: body.scope.remediation_depth,
-    include: body.scope.include.map((id, i) => ({ id, path: `body.scope.include[${i}]` })),
-    exclude: body.scope.exclude.map((id, i) => ({ id, path: `body.scope.exclude[${i}]` })),
-  });
+  const result = resolveGoalScope(index, goalScopeInput(body));
   if (!result.ok) {
     const unknown = result.problems.filter((p) => p.message.startsWith("unknown")).length;
     throw unprocessable(
@@ -148,15 +140,7 @@ function resolveScope(index: GraphIndex, body: GoalBody): GoalScope {
       result.problems,
     );
   }
-  const { graph } = index;
-  const objectiveLabels = (xs: number[]) => xs.map((i) => graph.objectives[i]!);
-  return {
-    graphUuid: graph.id,
-    graphVersion: graph.version,
-    targetObjectives: objectiveLabels(result.scope.targetObjectives),
-    scopeObjectives: objectiveLabels(result.scope.objectives),
-    scopeModules: result.scope.modules.map((i) => graph.modules[i]!.label),
-  };
+  return { graphUuid: index.graph.id, graphVersion: index.graph.version, ...scopeLabels(index, result.scope) };
 }
 
 /**

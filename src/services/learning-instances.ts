@@ -2,7 +2,7 @@ import type { z } from "@hono/zod-openapi";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
-import { goals, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
+import { goals, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
 import type { CreateLearningInstanceInput, LearningInstanceView, UpdateLearningInstanceBody } from "../schemas/learning-instances";
@@ -128,4 +128,17 @@ export async function listRegistrationsOfInstance(
     .limit(limit)
     .offset(offset)
     .all();
+}
+
+/** A live learning instance with the latest version of its graph, in one query (404 when missing). */
+export async function requireInstanceWithGraph(db: Db, id: string): Promise<{ li: LearningInstanceRow; graph: { uuid: string; version: number } }> {
+  const row = await db
+    .select({ li: learningInstances, version: graphs.version })
+    .from(learningInstances)
+    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
+    .where(and(eq(learningInstances.id, id), isNull(learningInstances.deletedAt)))
+    .get();
+  if (!row) throw notFound("Learning instance");
+  if (!row.li.graphUuid || row.version === null) throw unprocessable("The learning instance has no knowledge graph.");
+  return { li: row.li, graph: { uuid: row.li.graphUuid, version: row.version } };
 }

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type AccountRow, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
+import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
 import type { RegistrationView } from "../schemas/registrations";
@@ -64,4 +64,26 @@ export async function requireRegistration(db: Db, id: string): Promise<Registrat
 
 export async function deleteRegistration(db: Db, id: string): Promise<void> {
   await db.update(registrations).set({ deletedAt: Date.now() }).where(eq(registrations.id, id));
+}
+
+export interface RegistrationContext {
+  registration: RegistrationRow;
+  graphUuid: string;
+  graphVersion: number;
+}
+
+/** The registration with its instance's graph and current graph version, in one query. */
+export async function registrationContext(db: Db, registrationId: string): Promise<RegistrationContext> {
+  const row = await db
+    .select({ registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
+    .from(registrations)
+    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
+    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
+    .where(and(eq(registrations.id, registrationId), isNull(registrations.deletedAt)))
+    .get();
+  if (!row) throw notFound("Registration");
+  if (!row.graphUuid || row.graphVersion === null) {
+    throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");
+  }
+  return { registration: row.registration, graphUuid: row.graphUuid, graphVersion: row.graphVersion };
 }

@@ -83,6 +83,13 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/focus-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/batch-events": ADMIN_OR_OWNER,
+
+  // spec 4.5: "caller is Admin or the owner."
+  "GET /v0/registrations/{id}/recommendation": ADMIN_OR_OWNER,
+  // spec 4.4: the instance table "Admin or an instructor of the instance"; one registration "Admin,
+  // an instructor of the registration's learning instance, or the owner".
+  "POST /v0/learning-instances/{id}/metrics/status-and-progress": ADMIN_OR_INSTRUCTOR,
+  "POST /v0/registrations/{id}/metrics/status-and-progress": ["allow", "allow", "allow", "deny", "404"],
 };
 
 // ---- what a row of roles implies for the five callers ---------------------------------------------

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/schemas/goals";
+import { RecommendationSchema } from "../../src/schemas/recommendations";
+import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
 import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
-import { eventCount } from "../support/registration-object";
+import { eventCount, focusOf } from "../support/registration-object";
 import {
   adminTokenOf,
   assignAs,
@@ -47,7 +49,7 @@ interface Case {
   /** fresh resources for this cell (destructive requests), made as the side's admin */
   prepare?(ctx: Omit<Ctx, "s">): Promise<Json>;
   params?(ctx: Ctx): Record<string, string>;
-  query?: string;
+  query?: string | ((ctx: Ctx) => string);
   body?(ctx: Ctx): unknown;
   /** checks on a 2xx answer (the body's shape and the effect) */
   onSuccess?(ctx: Ctx, res: ApiResponse, body: any): Promise<void> | void;
@@ -286,18 +288,71 @@ const EVENT_CASES: Case[] = [
   eventCase("batch-events", () => ({ events: [{ type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(1) }] })),
 ];
 
-const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES];
+// ---- recommendations and status and progress --------------------------------------------------------
+
+/** A goal of the side's instance assigned to the owner's registration, made for one cell. */
+const freshAssignedGoal = async (ctx: Omit<Ctx, "s">) => {
+  const goal = await createGoalAs(ctx.side.p, ctx.side.world.li.id, goalBody({ name: `Goal ${uniqueId("rec")}` }));
+  await assignAs(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id);
+  return { goal };
+};
+
+const ANALYTICS_CASES: Case[] = [
+  {
+    key: "GET /v0/registrations/{id}/recommendation",
+    success: 200,
+    subject: "registration",
+    prepare: freshAssignedGoal,
+    params: (ctx) => ({ id: ctx.side.world.ownerReg.id }),
+    query: (ctx) => `?goal_id=${ctx.s.goal.id}&justifications=true`,
+    onSuccess: async (ctx, res) => {
+      expect(RecommendationSchema.parse(res.body)).toMatchObject({ status: "in progress", focus_state: "focused" });
+      expect(await focusOf(ctx.side.world.ownerReg.id)).toBe(ctx.s.goal.id);
+    },
+    // a refused request does not focus the goal
+    unchanged: async (ctx) => {
+      expect(await focusOf(ctx.side.world.ownerReg.id)).not.toBe(ctx.s.goal.id);
+    },
+  },
+  {
+    key: "POST /v0/learning-instances/{id}/metrics/status-and-progress",
+    success: 200,
+    subject: "instance",
+    params: liParams,
+    body: (ctx) => ({ goal_ids: [ctx.side.goal.id] }),
+    onSuccess: (ctx, res) => {
+      const table = StatusTableSchema.parse(res.body);
+      expect(table.column_headers).toEqual([ctx.side.goal.id]);
+      expect(table.data.map((r) => r.registration_id)).toEqual([ctx.side.world.ownerReg.id]);
+    },
+  },
+  {
+    key: "POST /v0/registrations/{id}/metrics/status-and-progress",
+    success: 200,
+    subject: "registration",
+    params: (ctx) => ({ id: ctx.side.world.ownerReg.id }),
+    body: (ctx) => ({ goal_ids: [ctx.side.goal.id] }),
+    onSuccess: (ctx, res) => {
+      const table = RegistrationStatusTableSchema.parse(res.body);
+      expect(table.data).toHaveLength(1);
+      expect(table.data[0]).toMatchObject({ registration_id: ctx.side.world.ownerReg.id, status_and_progress: [{ goal_id: ctx.side.goal.id, status: "no_work" }] });
+    },
+  },
+];
+
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...ANALYTICS_CASES];
 
 // ---- the machinery ----------------------------------------------------------------------------------
 
-function pathOf(c: Case, params: Record<string, string>): { method: string; path: string } {
+function pathOf(c: Case, ctx: Ctx, params: Record<string, string>): { method: string; path: string } {
   const [method, template] = c.key.split(" ") as [string, string];
   const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (!value) throw new Error(`no value for {${name}} in ${c.key}`);
     return value;
   });
-  return { method, path: path + (c.query ?? "") };
+  const query = typeof c.query === "function" ? c.query(ctx) : (c.query ?? "");
+  return { method, path: path + query };
 }
 
 /** A fresh token for the caller (partner A's people, or partner B's admin). */
@@ -325,7 +380,7 @@ function expectedStatus(c: Case, caller: CallerName): number {
 async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise<void> {
   const ctx: Ctx = { ...base, s: c.prepare ? await c.prepare(base) : {} };
   const body = c.body?.(ctx);
-  const { method, path } = pathOf(c, c.params?.(ctx) ?? {});
+  const { method, path } = pathOf(c, ctx, c.params?.(ctx) ?? {});
   const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
   await expectCellOutcome(
@@ -368,6 +423,10 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
     expect(row("PUT /v0/graphs/{graph_id}")).toEqual([200, 403, 403, 403, 404]);
     expect(row("GET /v0/graphs/{graph_id}")).toEqual([200, 200, 200, 200, 404]);
     expect(row("GET /v0/graphs")).toEqual([200, 200, 200, 200, 200]);
+    // spec 4.4 / 4.5
+    expect(row("GET /v0/registrations/{id}/recommendation")).toEqual([200, 200, 403, 403, 404]);
+    expect(row("POST /v0/learning-instances/{id}/metrics/status-and-progress")).toEqual([200, 403, 200, 403, 404]);
+    expect(row("POST /v0/registrations/{id}/metrics/status-and-progress")).toEqual([200, 200, 200, 403, 404]);
   });
 
   it("minted per-cell tokens act as the intended callers", async () => {

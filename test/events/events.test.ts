@@ -2,7 +2,7 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
 import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
-import { eventCount, focusOf, learnerState, registrationObject, replayedState } from "../support/registration-object";
+import { eventCount, focusOf, learnerState, modelState, registrationObject, replayedModelState, replayedState } from "../support/registration-object";
 
 interface Fixture {
   p: Partner;
@@ -283,6 +283,10 @@ describe("student events", () => {
     const incremental = await learnerState(fresh.id);
     expect(incremental.seq).toBe(8);
     expect(await replayedState(fresh.id)).toEqual(incremental);
+    // the policy's tutor state too: both are a function of the log
+    const model = await modelState(fresh.id);
+    expect(model.tutor.seq).toBe(8);
+    expect(await replayedModelState(fresh.id)).toEqual(model);
   });
 
   it("a learner state kept under other model parameters (a recalibration) is rebuilt from the log", async () => {

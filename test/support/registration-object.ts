@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { openDb } from "../../src/db/client";
 import type { LearnerState } from "../../src/model";
 import { EventLog } from "../../src/objects/registration/event-log";
-import { replayLearnerState } from "../../src/objects/registration/learner-state-store";
+import { type ModelState, ModelStateStore, replayModelState } from "../../src/objects/registration/model-state-store";
 import { Outbox } from "../../src/objects/registration/outbox";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { loadRuntimeGraph } from "../../src/services/graph-store";
@@ -28,11 +28,21 @@ export const outboxSize = (id: string): Promise<number> => inObject(id, (storage
 /** The learner state the object keeps (rebuilt first if it was computed under other parameters). */
 export const learnerState = (id: string): Promise<LearnerState> => inObject(id, (_storage, object) => object.learnerState());
 
+/** The learner model's and the policy's state as the object keeps them. */
+export const modelState = (id: string): Promise<ModelState> =>
+  inObject(id, async (_storage, object) => {
+    await object.learnerState(); // rebuilt first if stale
+    return new ModelStateStore(_storage.kv).current();
+  });
+
 /** The learner state rebuilt from the event log alone (must equal `learnerState`). */
-export const replayedState = (id: string): Promise<LearnerState> =>
+export const replayedState = async (id: string): Promise<LearnerState> => (await replayedModelState(id)).learner;
+
+/** The learner and tutor states rebuilt from the event log alone (must equal `modelState`). */
+export const replayedModelState = (id: string): Promise<ModelState> =>
   inObject(id, async (storage) => {
     const graphUuid = storage.kv.get<string>("graph_uuid") ?? "";
-    return replayLearnerState(new EventLog(storage.sql), async (version) => {
+    return replayModelState(new EventLog(storage.sql), async (version) => {
       const graph = await loadRuntimeGraph(openDb(env.DB), graphUuid, version);
       if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
       return graph;

@@ -2,16 +2,18 @@ import { DurableObject } from "cloudflare:workers";
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
-import { applyEvent, type ItemEntry, type LearnerState, predictCorrect } from "../../model";
+import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
+import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
+import { modelGraphFor } from "../../policy/model-graph";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
-import { LearnerStateStore, paramsWith, replayLearnerState } from "./learner-state-store";
-import { modelGraphFor } from "./model-graph";
+import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
 import { Outbox } from "./outbox";
+import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
-import type { IngestOutcome, IngestRequest } from "./rpc";
+import type { GoalSpec, IngestOutcome, IngestRequest, RecommendOutcome, RecommendRequest } from "./rpc";
 import { migrate } from "./schema";
 
 /** How soon the alarm retries an outbox send the queue refused. */
@@ -19,14 +21,16 @@ const OUTBOX_RETRY_MS = 10_000;
 
 /**
  * One object per registration. It serializes every event post of the registration and keeps, in
- * its SQLite storage, the append-only event log (./event-log.ts), the learner state
- * (./learner-state-store.ts), the goal focus, the Idempotency-Key records (./idempotency.ts) and the
- * outbox of model updates (./outbox.ts). This class only orchestrates them.
+ * its SQLite storage, the append-only event log (./event-log.ts), the learner model's and the
+ * policy's state (./model-state-store.ts), the goal focus, the recommendations and their ids
+ * (./recommendations.ts), the Idempotency-Key records (./idempotency.ts) and the outbox of model
+ * updates (./outbox.ts). This class only orchestrates them; the policy itself is pure (src/policy).
  */
 export class RegistrationObject extends DurableObject<Env> {
   readonly #log: EventLog;
   readonly #idempotency: IdempotencyRecords;
-  readonly #learner: LearnerStateStore;
+  readonly #model: ModelStateStore;
+  readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -34,7 +38,8 @@ export class RegistrationObject extends DurableObject<Env> {
     migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
-    this.#learner = new LearnerStateStore(ctx.storage.kv);
+    this.#model = new ModelStateStore(ctx.storage.kv);
+    this.#recommendations = new RecommendationCache(ctx.storage.kv);
     this.#outbox = new Outbox(ctx.storage.sql);
   }
 
@@ -64,14 +69,14 @@ export class RegistrationObject extends DurableObject<Env> {
           }
         : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
-    let next: LearnerState | undefined;
+    let next: ModelState | undefined;
     this.ctx.storage.transactionSync(() => {
       if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
       if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
     });
     // Only after the commit: a failed transaction leaves the cached state as it was.
     if (next) {
-      this.#learner.adopt(next);
+      this.#model.adopt(next);
       // The outbox is sent by the alarm, off the response path; it retries until the queue takes it.
       if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
     }
@@ -81,7 +86,32 @@ export class RegistrationObject extends DurableObject<Env> {
   /** The learner state, rebuilt from the log first if it was computed under other model parameters. */
   async learnerState(): Promise<LearnerState> {
     await this.#ensureStateMatchesParams();
-    return this.#learner.current();
+    return this.#model.current().learner;
+  }
+
+  /**
+   * The recommendation for an assigned goal (the caller checked the assignment). Requesting it
+   * focuses the goal (not an event: the recommendation_id stays). The recommendation and its id are
+   * kept until an event changes the learner state.
+   */
+  async recommend(request: RecommendRequest): Promise<RecommendOutcome> {
+    await this.#ensureStateMatchesParams();
+    const goal = await this.#preparedGoal(request.goal);
+    if (this.ctx.storage.kv.get<string>("focus_goal_id") !== request.goal.id) this.ctx.storage.kv.put("focus_goal_id", request.goal.id);
+    const { learner, tutor } = this.#model.current();
+    const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, request.continuedRecommendations, () =>
+      recommend(goal, learner, tutor, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
+    );
+    return { id, ...recommendation };
+  }
+
+  /** Goal status and progress (spec 2.5) for each goal, by the same rules as the recommendation's ready and stuck. */
+  async statuses(goals: GoalSpec[], nowMs: number): Promise<GoalStatus[]> {
+    await this.#ensureStateMatchesParams();
+    const { learner, tutor } = this.#model.current();
+    const out: GoalStatus[] = [];
+    for (const spec of goals) out.push(goalStatus(await this.#preparedGoal(spec), learner, tutor, { nowMs }));
+    return out;
   }
 
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
@@ -92,8 +122,8 @@ export class RegistrationObject extends DurableObject<Env> {
     else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** Writes the events, the focus and the updated learner state (inside the caller's transaction); returns the new state. */
-  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): LearnerState {
+  /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
+  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): ModelState {
     const { kv } = this.ctx.storage;
     // Constants of the registration: written once, not on every post.
     if (kv.get("registration_id") === undefined) {
@@ -104,7 +134,7 @@ export class RegistrationObject extends DurableObject<Env> {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
     }
-    const state = structuredClone(this.#learner.current());
+    const state = structuredClone(this.#model.current());
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
     for (const { input, module } of accepted) {
@@ -118,12 +148,12 @@ export class RegistrationObject extends DurableObject<Env> {
       if (!event) continue;
       const params = paramsWith(event.itemKey, item);
       if (event.kind === "graded") {
-        const predicted = predictCorrect(state, params, event, input.occurredAt);
+        const predicted = predictCorrect(state.learner, params, event, input.occurredAt);
         observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
       }
-      applyEvent(state, params, modelGraph, event);
+      applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
-    this.#learner.write(state);
+    this.#model.write(state);
     this.#outbox.add(request.graphUuid, observations);
     return state;
   }
@@ -133,18 +163,22 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
-    if (!this.#learner.stale()) return;
+    if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
-      if (!this.#learner.stale()) return;
+      if (!this.#model.stale()) return;
       const rebuilt = await this.#replay();
-      this.#learner.write(rebuilt);
-      this.#learner.adopt(rebuilt);
+      this.#model.write(rebuilt);
+      this.#model.adopt(rebuilt);
     });
   }
 
-  #replay(): Promise<LearnerState> {
+  #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
-    return replayLearnerState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+  }
+
+  async #preparedGoal(goal: GoalSpec) {
+    return preparedGoalFor(goal, await this.#graph(goal.graphUuid, goal.graphVersion));
   }
 
   async #graph(graphUuid: string, version: number): Promise<GraphIndex> {

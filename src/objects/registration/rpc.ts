@@ -1,5 +1,7 @@
 /** Types shared by the event routes (callers) and the RegistrationObject (RPC payloads). */
+import type { Recommendation } from "../../policy";
 import type { ErrorDetail } from "../../schemas/common";
+import type { GoalBody } from "../../schemas/goals";
 
 export type EventKind = "graded" | "ungraded" | "recommendation-followed";
 
@@ -35,3 +37,27 @@ export interface IngestRequest {
 export type IngestOutcome =
   | { ok: true; stored: number; ignored: number; replayed: boolean }
   | { ok: false; status: 422; message: string; details: ErrorDetail[]; replayed: boolean };
+
+/**
+ * A goal as the RegistrationObject needs it: its stored body, and the graph version to resolve its
+ * scope against (the latest: the object resolves and compiles the scope once per goal and graph
+ * version, so no scope travels with a request). `version` changes whenever the goal is updated.
+ */
+export interface GoalSpec {
+  id: string;
+  version: number;
+  body: GoalBody;
+  graphUuid: string;
+  graphVersion: number;
+}
+
+export interface RecommendRequest {
+  goal: GoalSpec;
+  continuedRecommendations: boolean;
+  nowMs: number;
+}
+
+/** The policy's recommendation with the id it is known by (recommendation_id). */
+export interface RecommendOutcome extends Recommendation {
+  id: number;
+}

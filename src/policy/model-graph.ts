@@ -1,5 +1,5 @@
-import type { GraphIndex } from "../../graphs/runtime-graph";
-import { buildGraph, type PrereqGraph } from "../../model";
+import type { GraphIndex } from "../graphs/runtime-graph";
+import { buildGraph, type PrereqGraph } from "../model";
 
 const prereqGraphs = new WeakMap<GraphIndex, PrereqGraph>();
 

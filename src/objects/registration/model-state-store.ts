@@ -1,0 +1,77 @@
+import type { GraphIndex } from "../../graphs/runtime-graph";
+import { type ItemEntry, initialLearnerState, type LearnerState, type ModelParams } from "../../model";
+import { fnv1a } from "../../model/math";
+import { SERVICE_PARAMS, SERVICE_PARAMS_ID } from "../../model/service-params";
+import { applyTutoredEvent, initialTutorState, POLICY, type TutorState } from "../../policy";
+import { modelGraphFor } from "../../policy/model-graph";
+import { type EventLog, loggedLearnerEvent } from "./event-log";
+
+/** The learner model's and the policy's state of one registration: both are a function of the event log. */
+export interface ModelState {
+  learner: LearnerState;
+  tutor: TutorState;
+}
+
+/**
+ * Which parameters computed a stored state: the service's model parameters and the policy's
+ * constants. A state computed under others (a recalibration or a policy change was deployed) is
+ * stale and is rebuilt from the event log.
+ */
+export const MODEL_STATE_ID = `${SERVICE_PARAMS_ID}:${fnv1a(JSON.stringify(POLICY))}`;
+
+/**
+ * The registration's model state in the object's key-value storage (updated incrementally, O(1) per
+ * event), cached in memory, tagged with MODEL_STATE_ID.
+ */
+export class ModelStateStore {
+  readonly #kv: SyncKvStorage;
+  #cached: ModelState | undefined;
+
+  constructor(kv: SyncKvStorage) {
+    this.#kv = kv;
+  }
+
+  current(): ModelState {
+    this.#cached ??= {
+      learner: this.#kv.get<LearnerState>("learner_state") ?? initialLearnerState(SERVICE_PARAMS),
+      tutor: this.#kv.get<TutorState>("tutor_state") ?? initialTutorState(),
+    };
+    return this.#cached;
+  }
+
+  /** True when a stored state was computed under other parameters (or before the tutor state existed). */
+  stale(): boolean {
+    return this.#kv.get("learner_state") !== undefined && this.#kv.get<string>("model_params_id") !== MODEL_STATE_ID;
+  }
+
+  /** Writes the state (inside the caller's transaction); call `adopt` after the commit. */
+  write(state: ModelState): void {
+    this.#kv.put("learner_state", state.learner);
+    this.#kv.put("tutor_state", state.tutor);
+    this.#kv.put("model_params_id", MODEL_STATE_ID);
+  }
+
+  /** Makes a committed state the cached one (a failed transaction leaves the cache as it was). */
+  adopt(state: ModelState): void {
+    this.#cached = state;
+  }
+}
+
+/** The service parameters with the one item entry an event needs (the model reads no other item). */
+export function paramsWith(itemKey: string, item: ItemEntry | undefined): ModelParams {
+  return item ? { ...SERVICE_PARAMS, items: { [itemKey]: item } } : SERVICE_PARAMS;
+}
+
+/**
+ * The model state rebuilt from the event log alone: the same steps with the item parameters stored
+ * in each event and the graph version it was accepted under (equals the incremental state).
+ */
+export async function replayModelState(log: EventLog, graphAt: (version: number) => Promise<GraphIndex>): Promise<ModelState> {
+  const state: ModelState = { learner: initialLearnerState(SERVICE_PARAMS), tutor: initialTutorState() };
+  for (const row of log.learnerEvents()) {
+    const graph = await graphAt(row.graph_version ?? 1);
+    const logged = loggedLearnerEvent(graph, row);
+    if (logged) applyTutoredEvent(state.learner, state.tutor, paramsWith(logged.event.itemKey, logged.item), modelGraphFor(graph), logged.event);
+  }
+  return state;
+}

@@ -1,0 +1,123 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { creationOrder } from "../db/creation-order";
+import type { GoalRow, RegistrationRow } from "../db/schema";
+import { goalAssignments, registrations } from "../db/schema";
+import type { Env } from "../env";
+import type { GoalSpec } from "../objects/registration/rpc";
+import type { GoalBody } from "../schemas/goals";
+import type { StatusAndProgress } from "../schemas/status-and-progress";
+import { assignmentsOf, goalSpecOf, requestedGoals } from "./goal-specs";
+
+export interface StatusRow {
+  registration_id: string;
+  status_and_progress: StatusAndProgress[];
+}
+
+/** The cell of a goal not assigned to the registration (decisions.md "Clarifications"). */
+export function unassignedCell(goal: GoalRow): StatusAndProgress {
+  const body: GoalBody = goal.body;
+  const targetIds = body.targets?.include ?? (body.topics ?? []).flatMap((t) => t.targets.include);
+  const cell: StatusAndProgress = {
+    goal_id: goal.id,
+    status: "no_work",
+    progress: 0,
+    work_remaining: -1,
+    targets: targetIds.map((id) =>
+      id.startsWith("mref-") ? { module_id: id, status: "no_work", progress: 0 } : { target_id: id, status: "no_work", progress: 0 },
+    ),
+  };
+  if (body.topics) cell.topic_work_remaining = body.topics.map((t) => ({ topic_id: t.id, min_work_remaining: -1, average_work_remaining: -1 }));
+  return cell;
+}
+
+/**
+ * One table row: the registration's Durable Object computes the assigned goals' status (the same
+ * rules as its recommendations), unassigned goals get the no_work cell. One object call per row.
+ */
+async function rowFor(
+  env: Env,
+  registrationId: string,
+  columns: GoalRow[],
+  specs: Map<string, GoalSpec>,
+  assigned: Set<string> | undefined,
+): Promise<StatusRow> {
+  const mine = columns.filter((g) => assigned?.has(g.id));
+  const computed = mine.length
+    ? await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId)).statuses(
+        mine.map((g) => specs.get(g.id) as GoalSpec),
+        Date.now(),
+      )
+    : [];
+  const byGoal = new Map(mine.map((g, i) => [g.id, computed[i]]));
+  return {
+    registration_id: registrationId,
+    status_and_progress: columns.map((g) => {
+      const s = byGoal.get(g.id);
+      return s ? { goal_id: g.id, ...s } : unassignedCell(g);
+    }),
+  };
+}
+
+const specsOf = (columns: GoalRow[], graphUuid: string, graphVersion: number) => new Map(columns.map((g) => [g.id, goalSpecOf(g, graphUuid, graphVersion)]));
+
+/** POST /v0/registrations/{id}/metrics/status-and-progress: one row. */
+export async function registrationStatus(
+  env: Env,
+  db: Db,
+  registration: RegistrationRow,
+  graph: { uuid: string; version: number },
+  goalIds: string[],
+): Promise<{ columns: GoalRow[]; row: StatusRow }> {
+  const columns = await requestedGoals(db, registration.learningInstanceId, goalIds);
+  const assigned = await assignmentsOf(
+    db,
+    [registration.id],
+    columns.map((g) => g.id),
+  );
+  return { columns, row: await rowFor(env, registration.id, columns, specsOf(columns, graph.uuid, graph.version), assigned.get(registration.id)) };
+}
+
+/**
+ * POST /v0/learning-instances/{id}/metrics/status-and-progress: the learner registrations with at
+ * least one of the goals assigned, in creation order, one page. The page's objects are called in
+ * parallel (a page of 100 is 100 concurrent calls, not 100 sequential round trips; docs/recommendation.md
+ * explains why this beats a D1 projection here).
+ */
+export async function instanceStatusPage(
+  env: Env,
+  db: Db,
+  liId: string,
+  graph: { uuid: string; version: number },
+  goalIds: string[],
+  offset: number,
+  perPage: number,
+): Promise<{ columns: GoalRow[]; rows: StatusRow[]; more: boolean }> {
+  const columns = await requestedGoals(db, liId, goalIds);
+  const ids = JSON.stringify(columns.map((g) => g.id));
+  const page = await db
+    .select({ id: registrations.id })
+    .from(registrations)
+    .where(
+      and(
+        eq(registrations.learningInstanceId, liId),
+        eq(registrations.type, "learner"),
+        isNull(registrations.deletedAt),
+        sql`EXISTS (SELECT 1 FROM ${goalAssignments} WHERE ${goalAssignments.registrationId} = ${registrations.id} AND ${goalAssignments.goalId} IN (SELECT value FROM json_each(${ids})))`,
+      ),
+    )
+    .orderBy(...creationOrder(registrations))
+    .limit(perPage + 1)
+    .offset(offset)
+    .all();
+  const more = page.length > perPage;
+  const regIds = page.slice(0, perPage).map((r) => r.id);
+  const assigned = await assignmentsOf(
+    db,
+    regIds,
+    columns.map((g) => g.id),
+  );
+  const specs = specsOf(columns, graph.uuid, graph.version);
+  const rows = await Promise.all(regIds.map((id) => rowFor(env, id, columns, specs, assigned.get(id))));
+  return { columns, rows, more };
+}

@@ -1,0 +1,66 @@
+import { env } from "cloudflare:test";
+import { signAccessToken } from "../../src/auth/access-token";
+import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "./api";
+
+/**
+ * A partner's admin token minted directly: each token has its own rate-limit windows, so tests that
+ * call one registration's recommendation or event endpoints more than 15 times a minute use a
+ * fresh token per call.
+ */
+export function freshAdminToken(p: Partner): Promise<string> {
+  return signAccessToken(
+    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
+    env.TOKEN_SIGNING_KEY,
+  );
+}
+
+/** A learner in an instance on the demo graph (lref-a <- lref-b <- lref-c, lref-a <- lref-d) with one goal assigned. */
+export interface TutoringWorld {
+  p: Partner;
+  li: Json;
+  reg: Json;
+  goalId: string;
+}
+
+export async function tutoringWorld(goal: Json = { name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } }, p?: Partner): Promise<TutoringWorld> {
+  const partner = p ?? (await newPartner("Tutoring partner"));
+  const li = await createInstance(partner);
+  const reg = await register(partner, (await createAccount(partner)).id, li.id, "learner");
+  const created = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, { token: partner.adminToken, body: goal });
+  if (created.status !== 201) throw new Error(`create goal: ${created.status} ${JSON.stringify(created.body)}`);
+  await assignGoal(partner, li.id, created.body.id, reg.id);
+  return { p: partner, li, reg, goalId: created.body.id };
+}
+
+export async function assignGoal(p: Partner, liId: string, goalId: string, regId: string): Promise<void> {
+  const res = await call("PUT", `/v0/learning-instances/${liId}/scoped-goals/${goalId}/registrations/${regId}`, { token: p.adminToken });
+  if (res.status !== 200) throw new Error(`assign: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+export async function recommendation(w: TutoringWorld, query = "", goalId = w.goalId): Promise<ApiResponse> {
+  return call("GET", `/v0/registrations/${w.reg.id}/recommendation?goal_id=${goalId}${query}`, { token: await freshAdminToken(w.p) });
+}
+
+let clock = Date.now() - 6 * 3600_000;
+/** An answer on a module, one minute after the previous one (all in the past). */
+export async function answer(w: TutoringWorld, moduleId: string, correct: boolean): Promise<void> {
+  clock += 60_000;
+  const res = await call("POST", `/v0/registrations/${w.reg.id}/graded-events`, {
+    token: await freshAdminToken(w.p),
+    body: { module_id: moduleId, interaction_end_time: new Date(Math.min(clock, Date.now())).toISOString(), is_correct: correct },
+  });
+  if (res.status !== 204) throw new Error(`answer: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** Many answers in one batch (most recent first, as the API wants), ending a minute ago. */
+export async function answers(w: TutoringWorld, list: [moduleId: string, correct: boolean][]): Promise<void> {
+  const now = Date.now() - 60_000;
+  const events = list.map(([module_id, is_correct], i) => ({
+    type: "graded-events",
+    module_id,
+    is_correct,
+    interaction_end_time: new Date(now - (list.length - i) * 30_000).toISOString(),
+  }));
+  const res = await call("POST", `/v0/registrations/${w.reg.id}/batch-events`, { token: await freshAdminToken(w.p), body: { events: events.reverse() } });
+  if (res.status !== 204) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body)}`);
+}
