@@ -2,7 +2,7 @@
  * Calibration of the predicted-score distribution: parameters, the term built from a belief, and the
  * offline fit (maximum likelihood of observed shares; used by scripts/eval-score.ts on TRAIN only).
  */
-import { shareCell, shareDistribution, type ScoreTerm } from "./score-distribution";
+import { groupCell, groupHalfCell, shareCell, shareDistribution, type ScoreTerm } from "./score-distribution";
 
 export interface ScoreCalibration {
   /** Logit shift added to the ability mean of an objective with no graded answer yet (prior fallback). */
@@ -11,9 +11,15 @@ export interface ScoreCalibration {
   shiftPractised: number;
   /** Multiplier on the ability variance (shared and own parts); > 1 widens the distribution. */
   varianceScale: number;
+  /**
+   * Share ρ ∈ [0, 1] of each objective's own variance moved to the part shared by all objectives
+   * (shared + ρ·own, (1 − ρ)·own): the correlation between a learner's objectives beyond the global
+   * ability. Leaves every single-objective distribution unchanged; widens group scores.
+   */
+  sharedFromOwn: number;
 }
 
-export const IDENTITY_CALIBRATION: ScoreCalibration = { shiftUnpractised: 0, shiftPractised: 0, varianceScale: 1 };
+export const IDENTITY_CALIBRATION: ScoreCalibration = { shiftUnpractised: 0, shiftPractised: 0, varianceScale: 1, sharedFromOwn: 0 };
 
 /** The ability belief on one objective, as the projection summarises it (see projection.ts). */
 export interface AbilityBelief {
@@ -44,10 +50,12 @@ export function poolSlope(pool: ItemPool): number {
 export function calibratedTerm(belief: AbilityBelief, pool: ItemPool, calibration: ScoreCalibration, weight: number, answers: number): ScoreTerm {
   const shift = belief.evidence > 0 ? calibration.shiftPractised : calibration.shiftUnpractised;
   const shared = Math.max(0, Math.min(belief.sharedVariance, belief.variance));
+  const own = Math.max(0, belief.variance - shared);
+  const rho = Math.min(1, Math.max(0, calibration.sharedFromOwn ?? 0));
   return {
     mean: belief.mean + shift,
-    shared: calibration.varianceScale * shared,
-    own: calibration.varianceScale * Math.max(0, belief.variance - shared),
+    shared: calibration.varianceScale * (shared + rho * own),
+    own: calibration.varianceScale * (1 - rho) * own,
     difficulty: pool.meanDifficulty,
     slope: poolSlope(pool),
     weight,
@@ -80,7 +88,7 @@ export function caseLogLikelihood(cases: readonly ScoreCase[], calibration: Scor
  */
 export function fitCalibration(cases: readonly ScoreCase[], log?: (msg: string) => void): ScoreCalibration {
   let x = [0, 0, 0]; // shiftUnpractised, shiftPractised, log(varianceScale)
-  const toCal = (v: number[]): ScoreCalibration => ({ shiftUnpractised: v[0] as number, shiftPractised: v[1] as number, varianceScale: Math.exp(v[2] as number) });
+  const toCal = (v: number[]): ScoreCalibration => ({ shiftUnpractised: v[0] as number, shiftPractised: v[1] as number, varianceScale: Math.exp(v[2] as number), sharedFromOwn: 0 });
   const bounds: [number, number][] = [
     [-1, 1],
     [-1, 1],
@@ -120,7 +128,56 @@ export function fitCalibration(cases: readonly ScoreCase[], log?: (msg: string) 
     step /= 2;
   }
   const r = toCal(x);
-  return { shiftUnpractised: round6(r.shiftUnpractised), shiftPractised: round6(r.shiftPractised), varianceScale: round6(r.varianceScale) };
+  return { shiftUnpractised: round6(r.shiftUnpractised), shiftPractised: round6(r.shiftPractised), varianceScale: round6(r.varianceScale), sharedFromOwn: 0 };
+}
+
+/** An observed group outcome: per objective the belief before, its pool, and x right out of n next answers. */
+export interface GroupScoreCase {
+  terms: ScoreCase[];
+}
+
+/** Mean log-probability of the observed group shares' cells (equal weights). */
+export function groupLogLikelihood(cases: readonly GroupScoreCase[], calibration: ScoreCalibration): number {
+  let ll = 0;
+  for (const c of cases) {
+    const d = shareDistribution(c.terms.map((t) => calibratedTerm(t.belief, t.pool, calibration, 1, t.answers)));
+    const share = c.terms.reduce((s, t) => s + t.right / t.answers, 0) / c.terms.length;
+    const [lo, hi] = groupCell(share, groupHalfCell(c.terms.map(() => 1), c.terms.map((t) => t.answers)));
+    ll += Math.log(Math.max(1e-12, d.cdf(hi) - d.cdf(lo)));
+  }
+  return ll / Math.max(1, cases.length);
+}
+
+/** Fits sharedFromOwn on group outcomes, the rest of `calibration` fixed (golden-section search on [0, 1]). */
+export function fitSharedFromOwn(cases: readonly GroupScoreCase[], calibration: ScoreCalibration, log?: (msg: string) => void): ScoreCalibration {
+  const f = (rho: number) => groupLogLikelihood(cases, { ...calibration, sharedFromOwn: rho });
+  let a = 0;
+  let b = 1;
+  const g = (Math.sqrt(5) - 1) / 2;
+  let c = b - g * (b - a);
+  let d = a + g * (b - a);
+  let fc = f(c);
+  let fd = f(d);
+  for (let i = 0; i < 20; i++) {
+    if (fc > fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - g * (b - a);
+      fc = f(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + g * (b - a);
+      fd = f(d);
+    }
+  }
+  let rho = (a + b) / 2;
+  // The ends are candidates too (the optimum may sit on the boundary).
+  for (const e of [0, 1]) if (f(e) > f(rho)) rho = e;
+  log?.(`sharedFromOwn ${rho.toFixed(4)} group ll ${f(rho).toFixed(5)} (ρ = 0: ${f(0).toFixed(5)})`);
+  return { ...calibration, sharedFromOwn: Math.round(rho * 1e4) / 1e4 };
 }
 
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;

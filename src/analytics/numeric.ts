@@ -48,28 +48,32 @@ export function normalNodes(count: number): Float64Array {
 
 /** Binomial(n, p) probabilities P(X = 0..n), written into `out` (length ≥ n + 1). */
 export function binomialPmf(n: number, p: number, out: Float64Array): Float64Array {
-  if (p <= 0) {
+  if (p <= 0 || p >= 1) {
     out.fill(0, 0, n + 1);
-    out[0] = 1;
+    out[p <= 0 ? 0 : n] = 1;
     return out;
   }
-  if (p >= 1) {
-    out.fill(0, 0, n + 1);
-    out[n] = 1;
+  const q = 1 - p;
+  const start = Math.pow(q, n);
+  if (start > 1e-280) {
+    // Small n (the usual case): P(0) = qⁿ, then the ratio recursion.
+    const r = p / q;
+    out[0] = start;
+    for (let x = 0; x < n; x++) out[x + 1] = ((out[x] as number) * r * (n - x)) / (x + 1);
     return out;
   }
-  // Start at the mode in log space and recurse outwards, then normalise: stable for any n.
+  // Large n: start at the mode and recurse outwards, then normalise (no underflow).
   const mode = Math.min(n, Math.floor((n + 1) * p));
-  const lr = Math.log(p / (1 - p));
+  const r = p / q;
   out[mode] = 1;
   let total = 1;
   for (let x = mode + 1; x <= n; x++) {
-    const v = (out[x - 1] as number) * Math.exp(lr + Math.log((n - x + 1) / x));
+    const v = ((out[x - 1] as number) * r * (n - x + 1)) / x;
     out[x] = v;
     total += v;
   }
   for (let x = mode - 1; x >= 0; x--) {
-    const v = (out[x + 1] as number) * Math.exp(-lr + Math.log((x + 1) / (n - x)));
+    const v = ((out[x + 1] as number) * (x + 1)) / (r * (n - x));
     out[x] = v;
     total += v;
   }
@@ -77,8 +81,59 @@ export function binomialPmf(n: number, p: number, out: Float64Array): Float64Arr
   return out;
 }
 
+const hermiteCache = new Map<number, { nodes: Float64Array; weights: Float64Array }>();
+
+/**
+ * Gauss–Hermite rule for the standard normal: Σ w_j f(z_j) ≈ E[f(Z)], exact for polynomials of degree
+ * < 2·count (Newton iteration on the Hermite polynomials, Numerical Recipes `gauher`, rescaled).
+ */
+export function hermiteRule(count: number): { nodes: Float64Array; weights: Float64Array } {
+  let rule = hermiteCache.get(count);
+  if (rule) return rule;
+  const n = count;
+  const x = new Float64Array(n);
+  const w = new Float64Array(n);
+  const pim4 = 0.7511255444649425;
+  const m = Math.floor((n + 1) / 2);
+  let z = 0;
+  for (let i = 0; i < m; i++) {
+    if (i === 0) z = Math.sqrt(2 * n + 1) - 1.85575 * Math.pow(2 * n + 1, -0.16667);
+    else if (i === 1) z -= (1.14 * Math.pow(n, 0.426)) / z;
+    else if (i === 2) z = 1.86 * z - 0.86 * (x[0] as number);
+    else if (i === 3) z = 1.91 * z - 0.91 * (x[1] as number);
+    else z = 2 * z - (x[i - 2] as number);
+    let pp = 0;
+    for (let it = 0; it < 100; it++) {
+      let p1 = pim4;
+      let p2 = 0;
+      for (let j = 0; j < n; j++) {
+        const p3 = p2;
+        p2 = p1;
+        p1 = z * Math.sqrt(2 / (j + 1)) * p2 - Math.sqrt(j / (j + 1)) * p3;
+      }
+      pp = Math.sqrt(2 * n) * p2;
+      const z1 = z;
+      z = z1 - p1 / pp;
+      if (Math.abs(z - z1) <= 1e-14) break;
+    }
+    x[i] = z;
+    x[n - 1 - i] = -z;
+    w[i] = 2 / (pp * pp);
+    w[n - 1 - i] = w[i] as number;
+  }
+  const nodes = new Float64Array(n);
+  const weights = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    nodes[i] = Math.SQRT2 * (x[i] as number);
+    weights[i] = (w[i] as number) / Math.sqrt(Math.PI);
+  }
+  rule = { nodes, weights };
+  hermiteCache.set(count, rule);
+  return rule;
+}
+
 /** Smallest q in [lo, hi] with cdf(q) ≥ target (bisection; cdf non-decreasing). */
-export function invertCdf(cdf: (q: number) => number, target: number, lo = 0, hi = 1, iterations = 48): number {
+export function invertCdf(cdf: (q: number) => number, target: number, lo = 0, hi = 1, iterations = 30): number {
   let a = lo;
   let b = hi;
   for (let i = 0; i < iterations; i++) {

@@ -91,17 +91,15 @@ describe("predicted score percentiles", () => {
     expect(r2.group_scores[0]!.scores).not.toEqual(r.group_scores[0]!.scores);
   });
 
-  it("the group path agrees with a Monte Carlo simulation of the same model", () => {
-    const terms: ScoreTerm[] = [
-      { mean: 1.2, shared: 0.2, own: 0.1, difficulty: 0, slope: 0.9, weight: 1, answers: 4 },
-      { mean: 0.2, shared: 0.2, own: 0.3, difficulty: 0.3, slope: 0.85, weight: 2, answers: 4 },
-      { mean: -0.5, shared: 0.2, own: 0.3, difficulty: -0.2, slope: 0.9, weight: 1, answers: 4 },
-    ];
-    const d = shareDistribution(terms);
-    const rand = mulberry32(7);
+  /** Simulates the group share and its continuous representation (cells of width 1/N, half cells at 0 and 1). */
+  function simulate(terms: ScoreTerm[], N: number, seed: number): Float64Array {
+    const rand = mulberry32(seed);
     const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-    const N = 100_000;
-    const samples = new Float64Array(N);
+    const ws = terms.reduce((s, t) => s + t.weight, 0);
+    let invN = 0;
+    for (const t of terms) invN += (t.weight / ws) ** 2 / t.answers;
+    const half = invN / 2;
+    const out = new Float64Array(N);
     for (let i = 0; i < N; i++) {
       const zg = gauss();
       let s = 0;
@@ -109,15 +107,28 @@ describe("predicted score percentiles", () => {
         const p = sigmoid(t.slope * (t.mean + Math.sqrt(t.shared) * zg + Math.sqrt(t.own) * gauss() - t.difficulty));
         let x = 0;
         for (let j = 0; j < t.answers; j++) if (rand() < p) x++;
-        // the continuous representation of x/n: uniform over its cell
-        const lo = Math.max(0, (x - 0.5) / t.answers);
-        const hi = Math.min(1, (x + 0.5) / t.answers);
-        s += (t.weight / 4) * (lo + rand() * (hi - lo));
+        s += ((t.weight / ws) * x) / t.answers;
       }
-      samples[i] = s;
+      if (s <= 1e-12) s = rand() * half;
+      else if (s >= 1 - 1e-12) s = 1 - half + rand() * half;
+      else s = Math.min(1 - half, Math.max(half, s + (rand() - 0.5) * invN));
+      out[i] = s;
     }
-    samples.sort();
-    for (const c of [0.1, 0.5, 0.9]) expect(Math.abs(d.quantile(c) - samples[Math.floor(c * N)]!)).toBeLessThan(0.02);
+    return out.sort();
+  }
+
+  it("the group paths (exact on a small lattice, normal approximation beyond) agree with a simulation of the same model", () => {
+    const small: ScoreTerm[] = [
+      { mean: 1.2, shared: 0.2, own: 0.1, difficulty: 0, slope: 0.9, weight: 1, answers: 4 },
+      { mean: 0.2, shared: 0.2, own: 0.3, difficulty: 0.3, slope: 0.85, weight: 1, answers: 4 },
+      { mean: -0.5, shared: 0.2, own: 0.3, difficulty: -0.2, slope: 0.9, weight: 1, answers: 4 },
+    ];
+    const large: ScoreTerm[] = Array.from({ length: 12 }, (_, i) => ({ mean: 1.5 + (i % 3) * 0.4 - 0.4, shared: 0.1, own: 0.3, difficulty: 0, slope: 0.9, weight: 1 + (i % 2), answers: 4 }));
+    for (const terms of [small, large]) {
+      const d = shareDistribution(terms);
+      const s = simulate(terms, 100_000, 7);
+      for (const c of [0.1, 0.5, 0.9]) expect(Math.abs(d.quantile(c) - s[Math.floor(c * s.length)]!)).toBeLessThan(0.01);
+    }
   });
 
   it("the single-objective path is exact against simulation (binomial mixture)", () => {
@@ -140,11 +151,15 @@ describe("predicted score percentiles", () => {
   it("calibration widens and shifts the ability belief", () => {
     const b = { mean: 0.5, variance: 0.4, sharedVariance: 0.1, evidence: 3 };
     const pool = itemPool([0.1, -0.1, 0.3], 0);
-    const t = calibratedTerm(b, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2 }, 1, 4);
+    const t = calibratedTerm(b, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2, sharedFromOwn: 0 }, 1, 4);
     expect(t.mean).toBeCloseTo(0.7);
     expect(t.shared + t.own).toBeCloseTo(0.8);
-    expect(calibratedTerm({ ...b, evidence: 0 }, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2 }, 1, 4).mean).toBeCloseTo(-0.5);
+    expect(calibratedTerm({ ...b, evidence: 0 }, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2, sharedFromOwn: 0 }, 1, 4).mean).toBeCloseTo(-0.5);
     expect(calibratedTerm(b, pool, IDENTITY_CALIBRATION, 1, 4).shared).toBeCloseTo(0.1);
     expect(pool.meanDifficulty).toBeCloseTo(0.1);
+    // sharedFromOwn moves variance between the parts without changing the total.
+    const moved = calibratedTerm(b, pool, { ...IDENTITY_CALIBRATION, sharedFromOwn: 0.5 }, 1, 4);
+    expect(moved.shared).toBeCloseTo(0.1 + 0.15);
+    expect(moved.shared + moved.own).toBeCloseTo(0.4);
   });
 });
