@@ -257,12 +257,13 @@ export function parseProjectionMessage(value: unknown): ProjectionMessage {
   if (m.removed !== undefined && typeof m.removed !== "boolean") fail("removed");
   const tuple = (v: unknown) => Array.isArray(v) && v.length === 4 && v.every(num) && (v[1] as number) > 0 && (v[2] as number) >= 0;
   if (m.global !== undefined && !tuple(m.global)) fail("global");
+  const safeKeys = (o: object) => Object.keys(o).every((k) => k !== "__proto__" && k.length > 0);
   if (m.objectives !== undefined) {
-    if (!m.objectives || typeof m.objectives !== "object") fail("objectives");
+    if (!m.objectives || typeof m.objectives !== "object" || !safeKeys(m.objectives)) fail("objectives");
     for (const v of Object.values(m.objectives as object)) if (!tuple(v)) fail("objectives entry");
   }
   if (m.answered !== undefined) {
-    if (!m.answered || typeof m.answered !== "object") fail("answered");
+    if (!m.answered || typeof m.answered !== "object" || !safeKeys(m.answered)) fail("answered");
     for (const v of Object.values(m.answered as object)) {
       if (!Array.isArray(v) || v.length > COVERAGE_SKETCH || !v.every((h) => Number.isSafeInteger(h) && h >= 0)) fail("answered entry");
     }

@@ -166,6 +166,7 @@ describe("projection merge", () => {
     expect(() => parseProjectionMessage({ ...msg({}), seq: "x" })).toThrow();
     expect(() => parseProjectionMessage({ ...msg({}), objectives: { a: [0, -1, 0, 0] } })).toThrow();
     expect(() => parseProjectionMessage({ ...msg({}), answered: { a: [1.5] } })).toThrow();
+    expect(() => parseProjectionMessage(JSON.parse(`{"version":1,"accountId":"a","graphId":"g","registrationId":"r","registrationCreatedAt":1,"seq":1,"lastActivity":0,"objectives":{"__proto__":[0,0.1,1,0]}}`))).toThrow();
     expect(parseProjectionMessage(JSON.parse(JSON.stringify(msg({ objectives: { a: [0, 0.1, 1, 0] } }))))).toBeTruthy();
   });
 });
