@@ -269,8 +269,7 @@ function main(): void {
   console.log("Observed share of TEST outcomes below the predicted percentile (target: 10 / 50 / 90, ±5), mean width P90−P10, bias = mean predicted − observed share (points):");
   console.log("");
   console.log(header());
-  const pred = (c: EvalCase) => c;
-  const all = testCases.map(pred);
+  const all = testCases;
   console.log(table("all windows, shipped calibration", all, params, shipped));
   if (!same) console.log(table("all windows, calibration fitted now", all, params, fitted));
   console.log(table("all windows, no calibration", all, params, IDENTITY_CALIBRATION));
