@@ -46,9 +46,17 @@ export default defineConfig({
                 IP_QUEUE_SIZE: "10",
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
               },
-              // wrangler.toml's consumer with a 1 s batch timeout (5 s deployed): tests that wait on the real queue take a second.
+              // wrangler.toml's consumers with a 1 s batch timeout (5 and 10 s deployed): tests that wait on the real queue take a second.
               queueConsumers: {
                 "pathwise-model-updates": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, maxConcurrency: 1 },
+                "pathwise-projections": {
+                  maxBatchSize: 100,
+                  maxBatchTimeout: 1,
+                  maxRetries: 2,
+                  deadLetterQueue: "pathwise-projections-dlq",
+                  maxConcurrency: 1,
+                },
+                "pathwise-projections-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
               },
             },
           })),

@@ -20,14 +20,24 @@
  * Item pools per skill: calibrated difficulties of the items the Q-matrix tags with the skill (itemPool).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { calibrate, initialLearnerState, applyGraded, type LearnerEvent, type ModelParams } from "../src/model/index";
 import { objectiveBelief } from "../src/analytics/beliefs";
-import { calibratedTerm, fitCalibration, fitSharedFromOwn, IDENTITY_CALIBRATION, reliability, type GroupScoreCase, type ItemPool, type ScoreCalibration, type ScoreCase } from "../src/analytics/calibration";
+import {
+  calibratedTerm,
+  fitCalibration,
+  fitSharedFromOwn,
+  type GroupScoreCase,
+  IDENTITY_CALIBRATION,
+  type ItemPool,
+  reliability,
+  type ScoreCalibration,
+  type ScoreCase,
+} from "../src/analytics/calibration";
 import { itemPool, predictedScores } from "../src/analytics/predicted-score";
 import { applyProjectionMessage, projectionMessages } from "../src/analytics/projection";
 import { groupCell, groupHalfCell, shareDistribution } from "../src/analytics/score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON } from "../src/analytics/score-params";
-import { readQmat, readRows, skillSetMap, timeScale, toSequences, type KtRow } from "./kt-data";
+import { applyGraded, calibrate, initialLearnerState, type LearnerEvent, type ModelParams } from "../src/model/index";
+import { type KtRow, readQmat, readRows, skillSetMap, timeScale, toSequences } from "./kt-data";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,7 +72,10 @@ function pools(params: ModelParams, qmat: Map<string, string[]>): Map<string, It
     if (!e) continue;
     for (const s of skills) {
       let a = ds.get(s);
-      if (!a) ds.set(s, (a = []));
+      if (!a) {
+        a = [];
+        ds.set(s, a);
+      }
       a.push(e[1]);
     }
   }
@@ -80,7 +93,10 @@ function collectCases(seqs: LearnerEvent[][], params: ModelParams, pool: Map<str
       for (const k of new Set(ev.objectives)) {
         if (k.startsWith("set:") || k === "none") continue; // composite skill-set objectives are not skills
         let a = positions.get(k);
-        if (!a) positions.set(k, (a = []));
+        if (!a) {
+          a = [];
+          positions.set(k, a);
+        }
         a.push(j);
       }
     });
@@ -99,7 +115,8 @@ function collectCases(seqs: LearnerEvent[][], params: ModelParams, pool: Map<str
       for (const { skill, idx } of starts.get(j) ?? []) {
         const meta = { accountId: `learner-${u}`, graphId: "eval", registrationId: `reg-${u}`, registrationCreatedAt: 0, seq: ++seqNo };
         let projection: EvalCase["projection"] | undefined;
-        for (const m of projectionMessages(state, meta, {}, { objectives: state.objectives[skill] ? [skill] : [] })) projection = applyProjectionMessage(projection, m);
+        for (const m of projectionMessages(state, meta, {}, { objectives: state.objectives[skill] ? [skill] : [] }))
+          projection = applyProjectionMessage(projection, m);
         const right = idx.reduce((s, i) => s + (seq[i]?.kind === "graded" && (seq[i] as { correct: boolean | number }).correct ? 1 : 0), 0);
         cases.push({
           skill,
@@ -148,7 +165,8 @@ function collectGroupCases(seqs: LearnerEvent[][], params: ModelParams, pool: Ma
             let a = outcomes.get(k);
             if (!a) {
               if (outcomes.size >= GROUP_MAX) continue;
-              outcomes.set(k, (a = []));
+              a = [];
+              outcomes.set(k, a);
             }
             if (a.length < horizon) a.push(e.kind === "graded" && e.correct ? 1 : 0);
           }
@@ -174,7 +192,14 @@ function collectGroupCases(seqs: LearnerEvent[][], params: ModelParams, pool: Ma
 }
 
 function asGroupScoreCase(c: GroupCase): GroupScoreCase {
-  return { terms: c.skills.map((_, i) => ({ belief: c.beliefs[i] as EvalCase["belief"], pool: c.pools[i] as ItemPool, right: c.right[i] as number, answers: c.answers[i] as number })) };
+  return {
+    terms: c.skills.map((_, i) => ({
+      belief: c.beliefs[i] as EvalCase["belief"],
+      pool: c.pools[i] as ItemPool,
+      right: c.right[i] as number,
+      answers: c.answers[i] as number,
+    })),
+  };
 }
 
 function groupTable(label: string, cases: readonly GroupCase[], cal: ScoreCalibration): string {
@@ -186,8 +211,14 @@ function groupTable(label: string, cases: readonly GroupCase[], cal: ScoreCalibr
     const d = shareDistribution(terms);
     const qs = LEVELS.map((l) => d.quantile(l / 100));
     const share = c.right.reduce((s, x, i) => s + x / (c.answers[i] as number), 0) / c.skills.length;
-    const [lo, hi] = groupCell(share, groupHalfCell(c.skills.map(() => 1), c.answers));
-    qs.forEach((q, i) => (below[i] = (below[i] as number) + Math.min(1, Math.max(0, (q - lo) / (hi - lo)))));
+    const [lo, hi] = groupCell(
+      share,
+      groupHalfCell(
+        c.skills.map(() => 1),
+        c.answers,
+      ),
+    );
+    for (const [i, q] of qs.entries()) below[i] = (below[i] as number) + Math.min(1, Math.max(0, (q - lo) / (hi - lo)));
     width += (qs[qs.length - 1] as number) - (qs[0] as number);
     bias += d.mean - share;
   }
@@ -198,14 +229,19 @@ function groupTable(label: string, cases: readonly GroupCase[], cal: ScoreCalibr
 
 function table(label: string, cases: readonly EvalCase[], params: ModelParams, cal: ScoreCalibration): string {
   const row = reliability(cases, LEVELS, (c) => {
-    const r = predictedScores(c.projection, [{ groupId: "g", objectives: [{ objectiveId: c.skill }] }], { confidenceLevels: LEVELS, answersPerObjective: c.answers }, {
-      nowMs: 0,
-      graphId: "eval",
-      filter: params.filter,
-      pool: () => c.pool,
-      globalDifficulty: params.globalDifficulty,
-      calibration: cal,
-    });
+    const r = predictedScores(
+      c.projection,
+      [{ groupId: "g", objectives: [{ objectiveId: c.skill }] }],
+      { confidenceLevels: LEVELS, answersPerObjective: c.answers },
+      {
+        nowMs: 0,
+        graphId: "eval",
+        filter: params.filter,
+        pool: () => c.pool,
+        globalDifficulty: params.globalDifficulty,
+        calibration: cal,
+      },
+    );
     const values = (r.group_scores[0]?.scores ?? []).map((s) => s.predicted_score);
     const mean = shareDistribution([calibratedTerm(c.belief, c.pool, cal, 1, c.answers)]).mean;
     return { values, mean };
@@ -223,7 +259,9 @@ function main(): void {
   const testPath = arg("test");
   const qmatPath = arg("qmat");
   if (!trainPath || !testPath || !qmatPath) {
-    console.error("usage: eval-score --train TRAIN --test TEST --qmat QMAT [--horizon 4] [--fit-params A.json] [--params FULL.json] [--save-params DIR] [--verbose]");
+    console.error(
+      "usage: eval-score --train TRAIN --test TEST --qmat QMAT [--horizon 4] [--fit-params A.json] [--params FULL.json] [--save-params DIR] [--verbose]",
+    );
     process.exit(2);
   }
   const horizon = Math.max(1, Number(arg("horizon") ?? SCORE_HORIZON));
@@ -262,29 +300,96 @@ function main(): void {
   const shipped = SCORE_CALIBRATION;
   const same = JSON.stringify(shipped) === JSON.stringify(fitted);
   console.log(`train: ${trainRows.length} rows (${fitRows.length} fit / ${holdRows.length} held out for the score calibration); test: ${testRows.length} rows`);
-  console.log(`horizon: next ${horizon} answers on the skill; windows: ${holdCases.length} held-out TRAIN, ${testCases.length} TEST; groups: ${holdGroups.length} held-out TRAIN, ${groupCases.length} TEST`);
+  console.log(
+    `horizon: next ${horizon} answers on the skill; windows: ${holdCases.length} held-out TRAIN, ${testCases.length} TEST; groups: ${holdGroups.length} held-out TRAIN, ${groupCases.length} TEST`,
+  );
   console.log(`calibration fitted on TRAIN: ${JSON.stringify(fitted)}`);
-  console.log(`calibration shipped (src/analytics/score-params.ts): ${JSON.stringify(shipped)}${same ? " (identical)" : " (DIFFERENT: re-ship to use the new fit)"}`);
+  console.log(
+    `calibration shipped (src/analytics/score-params.ts): ${JSON.stringify(shipped)}${same ? " (identical)" : " (DIFFERENT: re-ship to use the new fit)"}`,
+  );
   console.log("");
-  console.log("Observed share of TEST outcomes below the predicted percentile (target: 10 / 50 / 90, ±5), mean width P90−P10, bias = mean predicted − observed share (points):");
+  console.log(
+    "Observed share of TEST outcomes below the predicted percentile (target: 10 / 50 / 90, ±5), mean width P90−P10, bias = mean predicted − observed share (points):",
+  );
   console.log("");
   console.log(header());
   const all = testCases;
   console.log(table("all windows, shipped calibration", all, params, shipped));
   if (!same) console.log(table("all windows, calibration fitted now", all, params, fitted));
   console.log(table("all windows, no calibration", all, params, IDENTITY_CALIBRATION));
-  console.log(table("never practised (prior fallback)", all.filter((c) => c.belief.evidence === 0), params, shipped));
-  console.log(table("unpractised, < 10 answers in all", all.filter((c) => c.belief.evidence === 0 && c.globalEvidence < 10), params, shipped));
-  console.log(table("unpractised, 10+ answers in all", all.filter((c) => c.belief.evidence === 0 && c.globalEvidence >= 10), params, shipped));
-  console.log(table("practised, 1-9 answers before", all.filter((c) => c.belief.evidence > 0 && c.belief.evidence < 10), params, shipped));
-  console.log(table("practised, 10+ answers before", all.filter((c) => c.belief.evidence >= 10), params, shipped));
-  console.log(table(`full windows (${horizon} answers)`, all.filter((c) => !c.short), params, shipped));
-  console.log(table("short windows (last answers on a skill)", all.filter((c) => c.short), params, shipped));
+  console.log(
+    table(
+      "never practised (prior fallback)",
+      all.filter((c) => c.belief.evidence === 0),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      "unpractised, < 10 answers in all",
+      all.filter((c) => c.belief.evidence === 0 && c.globalEvidence < 10),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      "unpractised, 10+ answers in all",
+      all.filter((c) => c.belief.evidence === 0 && c.globalEvidence >= 10),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      "practised, 1-9 answers before",
+      all.filter((c) => c.belief.evidence > 0 && c.belief.evidence < 10),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      "practised, 10+ answers before",
+      all.filter((c) => c.belief.evidence >= 10),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      `full windows (${horizon} answers)`,
+      all.filter((c) => !c.short),
+      params,
+      shipped,
+    ),
+  );
+  console.log(
+    table(
+      "short windows (last answers on a skill)",
+      all.filter((c) => c.short),
+      params,
+      shipped,
+    ),
+  );
   console.log(groupTable("groups of 2-5 skills, shipped calibration", groupCases, shipped));
   if (!same) console.log(groupTable("groups of 2-5 skills, fitted now", groupCases, fitted));
   console.log(groupTable("groups of 2-5 skills, no calibration", groupCases, IDENTITY_CALIBRATION));
-  console.log(groupTable("groups of 2-3 skills", groupCases.filter((c) => c.skills.length <= 3), shipped));
-  console.log(groupTable("groups of 4-5 skills", groupCases.filter((c) => c.skills.length >= 4), shipped));
+  console.log(
+    groupTable(
+      "groups of 2-3 skills",
+      groupCases.filter((c) => c.skills.length <= 3),
+      shipped,
+    ),
+  );
+  console.log(
+    groupTable(
+      "groups of 4-5 skills",
+      groupCases.filter((c) => c.skills.length >= 4),
+      shipped,
+    ),
+  );
   console.log("");
   console.log(`time: fit ${((t1 - t0) / 1000).toFixed(1)}s, test ${((t2 - t1) / 1000).toFixed(1)}s, tables ${((Date.now() - t2) / 1000).toFixed(1)}s`);
 }

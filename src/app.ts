@@ -12,7 +12,9 @@ import { eventsRouter } from "./routes/events";
 import { goalsRouter } from "./routes/goals";
 import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
+import { metricsRouter } from "./routes/metrics";
 import { oauthRouter } from "./routes/oauth";
+import { predictedScoreRouter } from "./routes/predicted-score";
 import { recommendationsRouter } from "./routes/recommendations";
 import { registrationsRouter } from "./routes/registrations";
 import { statusAndProgressRouter } from "./routes/status-and-progress";
@@ -72,6 +74,8 @@ export function createApp() {
     .route("/", goalsRouter)
     .route("/", recommendationsRouter)
     .route("/", statusAndProgressRouter)
+    .route("/", metricsRouter)
+    .route("/", predictedScoreRouter)
     .route("/", docsRouter);
 }
 

@@ -1,3 +1,4 @@
+import type { ProjectionMessage } from "./analytics";
 import type { IpGate } from "./objects/ip-gate";
 import type { PartnerGate } from "./objects/partner-gate";
 import type { RegistrationObject } from "./objects/registration/registration-object";
@@ -14,6 +15,8 @@ export interface Env {
   IP_GATE: DurableObjectNamespace<IpGate>;
   /** graded answers for online item refinement (src/queues/model-updates.ts) */
   MODEL_UPDATES: Queue<ModelUpdateMessage>;
+  /** registrations' learner-state projections, merged per (account, graph) for predicted scores (src/queues/projections.ts) */
+  PROJECTIONS: Queue<ProjectionMessage>;
   /** HMAC key that signs access tokens (a secret: `wrangler secret put TOKEN_SIGNING_KEY`). */
   TOKEN_SIGNING_KEY: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;

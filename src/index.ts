@@ -1,6 +1,9 @@
 import { createApp } from "./app";
+import { openDb } from "./db/client";
 import type { Env } from "./env";
+import { DEAD_LETTER_SUFFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
 import { consumeModelUpdates } from "./queues/model-updates";
+import { consumeProjections } from "./queues/projections";
 import type { ModelUpdateMessage } from "./services/item-params";
 
 export { IpGate } from "./objects/ip-gate";
@@ -13,7 +16,13 @@ const app = createApp();
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
-    if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
+    const db = openDb(env.DB);
+    if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) await recordDeadLetters(batch, db);
+    else if (batch.queue.startsWith("pathwise-projections")) await consumeProjections(batch, db);
+    else if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
     else batch.retryAll();
   },
-} satisfies ExportedHandler<Env, ModelUpdateMessage>;
+  async scheduled(_controller, env) {
+    await replayDeadLetters(env, openDb(env.DB));
+  },
+} satisfies ExportedHandler<Env, unknown>;

@@ -160,11 +160,11 @@ export function generateWorld(params: WorldParams, seed: number): World {
     objectives.push(o);
   }
   const itemById = new Map<string, number>();
-  items.forEach((it, i) => itemById.set(it.id, i));
+  for (const [i, it] of items.entries()) itemById.set(it.id, i);
 
   // Depth (longest prerequisite chain) and the targets: the deepest objectives, distinct.
   const depth = objectives.map(() => 0);
-  objectives.forEach((o, i) => o.prereqs.forEach((p) => (depth[i] = Math.max(depth[i] as number, (depth[p] as number) + 1))));
+  for (const [i, o] of objectives.entries()) for (const p of o.prereqs) depth[i] = Math.max(depth[i] as number, (depth[p] as number) + 1);
   const byDepth = objectives.map((_, i) => i).sort((a, b) => (depth[b] as number) - (depth[a] as number) || b - a);
   const pool = byDepth.slice(0, Math.max(params.targets, Math.ceil(n / 4)));
   const targets: number[] = [];

@@ -88,7 +88,8 @@ export function addActivity(summary: ActivitySummary, ev: ActivityEvent): boolea
   if (summary.lastEndMs > 0 && ev.endMs < summary.lastEndMs) return false;
   const { active, spent } = eventTimes(ev, summary.lastEndMs);
   const key = String(Math.floor(ev.endMs / QUARTER_MS));
-  const b = (summary.buckets[key] ??= [0, 0, 0, 0]);
+  summary.buckets[key] ??= [0, 0, 0, 0];
+  const b = summary.buckets[key];
   addTo(b, active, spent, ev.graded === true);
   addTo(summary.total, active, spent, ev.graded === true);
   if (summary.firstEndMs === 0) summary.firstEndMs = ev.endMs;

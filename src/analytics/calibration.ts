@@ -2,7 +2,7 @@
  * Calibration of the predicted-score distribution: parameters, the term built from a belief, and the
  * offline fit (maximum likelihood of observed shares; used by scripts/eval-score.ts on TRAIN only).
  */
-import { groupCell, groupHalfCell, shareCell, shareDistribution, type ScoreTerm } from "./score-distribution";
+import { groupCell, groupHalfCell, type ScoreTerm, shareCell, shareDistribution } from "./score-distribution";
 
 export interface ScoreCalibration {
   /** Logit shift added to the ability mean of an objective with no graded answer yet (prior fallback). */
@@ -88,7 +88,12 @@ export function caseLogLikelihood(cases: readonly ScoreCase[], calibration: Scor
  */
 export function fitCalibration(cases: readonly ScoreCase[], log?: (msg: string) => void): ScoreCalibration {
   let x = [0, 0, 0]; // shiftUnpractised, shiftPractised, log(varianceScale)
-  const toCal = (v: number[]): ScoreCalibration => ({ shiftUnpractised: v[0] as number, shiftPractised: v[1] as number, varianceScale: Math.exp(v[2] as number), sharedFromOwn: 0 });
+  const toCal = (v: number[]): ScoreCalibration => ({
+    shiftUnpractised: v[0] as number,
+    shiftPractised: v[1] as number,
+    varianceScale: Math.exp(v[2] as number),
+    sharedFromOwn: 0,
+  });
   const bounds: [number, number][] = [
     [-1, 1],
     [-1, 1],
@@ -142,7 +147,13 @@ export function groupLogLikelihood(cases: readonly GroupScoreCase[], calibration
   for (const c of cases) {
     const d = shareDistribution(c.terms.map((t) => calibratedTerm(t.belief, t.pool, calibration, 1, t.answers)));
     const share = c.terms.reduce((s, t) => s + t.right / t.answers, 0) / c.terms.length;
-    const [lo, hi] = groupCell(share, groupHalfCell(c.terms.map(() => 1), c.terms.map((t) => t.answers)));
+    const [lo, hi] = groupCell(
+      share,
+      groupHalfCell(
+        c.terms.map(() => 1),
+        c.terms.map((t) => t.answers),
+      ),
+    );
     ll += Math.log(Math.max(1e-12, d.cdf(hi) - d.cdf(lo)));
   }
   return ll / Math.max(1, cases.length);
@@ -199,13 +210,17 @@ export interface ReliabilityRow {
 }
 
 /** Reliability of predicted percentiles: `percentiles(c)` gives the percentiles (same order as `levels`) of case c. */
-export function reliability<T extends { right: number; answers: number }>(cases: readonly T[], levels: readonly number[], percentiles: (c: T) => { values: number[]; mean: number }): ReliabilityRow {
+export function reliability<T extends { right: number; answers: number }>(
+  cases: readonly T[],
+  levels: readonly number[],
+  percentiles: (c: T) => { values: number[]; mean: number },
+): ReliabilityRow {
   const below = levels.map(() => 0);
   let width = 0;
   let bias = 0;
   for (const c of cases) {
     const p = percentiles(c);
-    p.values.forEach((q, i) => (below[i] = (below[i] as number) + cellBelow(q, c.right, c.answers)));
+    for (const [i, q] of p.values.entries()) below[i] = (below[i] as number) + cellBelow(q, c.right, c.answers);
     width += (p.values[p.values.length - 1] as number) - (p.values[0] as number);
     bias += p.mean - c.right / c.answers;
   }

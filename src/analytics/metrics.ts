@@ -6,11 +6,11 @@
  * projection with `stateProjection` (the Durable Object answers registration-level rows from its
  * state), an account-level projection works the same way.
  */
-import { objectiveBelief, type BeliefFilter } from "./beliefs";
+import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
 import { uncalibratedPool } from "./predicted-score";
-import { PROJECTION_VERSION, type AccountGraphProjection, type PublishableState } from "./projection";
-import { shareDistribution, type ScoreTerm } from "./score-distribution";
+import { type AccountGraphProjection, PROJECTION_VERSION, type PublishableState } from "./projection";
+import { type ScoreTerm, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON } from "./score-params";
 
 /** A one-registration projection of a learner state (no rounding; `nowMs` is not needed here). */
@@ -64,7 +64,12 @@ export const MIN_GLOBAL_EVIDENCE = 10;
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
 const below1 = (x: number) => Math.min(0.9999, Math.max(0, Math.floor(x * 1e4) / 1e4));
 
-function terms(projection: AccountGraphProjection | undefined, objectiveIds: readonly string[], answers: number, ctx: MetricContext): { terms: ScoreTerm[]; evidence: number } {
+function terms(
+  projection: AccountGraphProjection | undefined,
+  objectiveIds: readonly string[],
+  answers: number,
+  ctx: MetricContext,
+): { terms: ScoreTerm[]; evidence: number } {
   const ids = [...new Set(objectiveIds)];
   let evidence = 0;
   const out = ids.map((id) => {
@@ -95,7 +100,11 @@ export function proficiencyValue(projection: AccountGraphProjection | undefined,
  * MIN_GLOBAL_EVIDENCE graded answers in the registration: the value is then mostly the population
  * prior (it is still returned, with its wide interval).
  */
-export function expectedScoreValue(projection: AccountGraphProjection | undefined, targetObjectiveIds: readonly string[], ctx: MetricContext): ExpectedScoreValue {
+export function expectedScoreValue(
+  projection: AccountGraphProjection | undefined,
+  targetObjectiveIds: readonly string[],
+  ctx: MetricContext,
+): ExpectedScoreValue {
   if (targetObjectiveIds.length === 0) return { expected_score: 0, lower: 0, upper: 0, status: "insufficient_data" };
   const t = terms(projection, targetObjectiveIds, SCORE_HORIZON, ctx);
   const d = shareDistribution(t.terms);

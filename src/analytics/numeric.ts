@@ -12,7 +12,11 @@ export function erfc(x: number): number {
     Math.exp(
       -z * z -
         1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
     );
   return x >= 0 ? r : 2 - r;
 }
@@ -54,7 +58,7 @@ export function binomialPmf(n: number, p: number, out: Float64Array): Float64Arr
     return out;
   }
   const q = 1 - p;
-  const start = Math.pow(q, n);
+  const start = q ** n;
   if (start > 1e-280) {
     // Small n (the usual case): P(0) = qⁿ, then the ratio recursion.
     const r = p / q;
@@ -97,8 +101,8 @@ export function hermiteRule(count: number): { nodes: Float64Array; weights: Floa
   const m = Math.floor((n + 1) / 2);
   let z = 0;
   for (let i = 0; i < m; i++) {
-    if (i === 0) z = Math.sqrt(2 * n + 1) - 1.85575 * Math.pow(2 * n + 1, -0.16667);
-    else if (i === 1) z -= (1.14 * Math.pow(n, 0.426)) / z;
+    if (i === 0) z = Math.sqrt(2 * n + 1) - 1.85575 * (2 * n + 1) ** -0.16667;
+    else if (i === 1) z -= (1.14 * n ** 0.426) / z;
     else if (i === 2) z = 1.86 * z - 0.86 * (x[0] as number);
     else if (i === 3) z = 1.91 * z - 0.91 * (x[1] as number);
     else z = 2 * z - (x[i - 2] as number);

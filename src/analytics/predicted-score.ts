@@ -21,10 +21,10 @@
  * coverage requirement, capped at 1; group coverage = unweighted mean over the group's objectives;
  * overall coverage = unweighted mean over all distinct requested objectives.
  */
-import { objectiveBelief, type BeliefFilter } from "./beliefs";
+import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
-import { coverage, type AccountGraphProjection } from "./projection";
-import { shareDistribution, type ScoreTerm } from "./score-distribution";
+import { type AccountGraphProjection, coverage } from "./projection";
+import { type ScoreTerm, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON, UNCALIBRATED_POOL_VARIANCE, WITHIN_OBJECTIVE_POOL_VARIANCE } from "./score-params";
 
 export interface ScoreGroupRequest {
@@ -122,7 +122,12 @@ function scoresAt(levels: readonly number[], quantile: (c: number) => number): S
 }
 
 /** Predicted scores of one account (its projection on the graph; undefined = nothing published yet: all prior). */
-export function predictedScores(projection: AccountGraphProjection | undefined, groups: readonly ScoreGroupRequest[], options: PredictedScoreOptions, ctx: ScoreContext): AccountScores {
+export function predictedScores(
+  projection: AccountGraphProjection | undefined,
+  groups: readonly ScoreGroupRequest[],
+  options: PredictedScoreOptions,
+  ctx: ScoreContext,
+): AccountScores {
   const requirement = options.coverageRequirement ?? 4;
   const answers = options.answersPerObjective ?? SCORE_HORIZON;
   const calibration = ctx.calibration ?? SCORE_CALIBRATION;
@@ -175,7 +180,8 @@ export function predictedScores(projection: AccountGraphProjection | undefined, 
       for (const [id, v] of w) combined.set(id, (combined.get(id) ?? 0) + v / total / groups.length);
     });
     if (groups.length === 1 && group_scores[0]) out.overall_score = group_scores[0].scores;
-    else if (combined.size) out.overall_score = scoresAt(levels, shareDistribution([...combined].map(([id, weight]) => ({ ...objective(id).term, weight }))).quantile);
+    else if (combined.size)
+      out.overall_score = scoresAt(levels, shareDistribution([...combined].map(([id, weight]) => ({ ...objective(id).term, weight }))).quantile);
     else out.overall_score = levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
     out.overall_learning_objective_coverage = combined.size ? [...combined.keys()].reduce((s, id) => s + objective(id).coverage, 0) / combined.size : 0;
   }

@@ -94,7 +94,7 @@ export function unionSketch(a: readonly number[], b: readonly number[]): number[
   while (out.length < COVERAGE_SKETCH && (i < a.length || j < b.length)) {
     const x = i < a.length ? (a[i] as number) : Infinity;
     const y = j < b.length ? (b[j] as number) : Infinity;
-    const v = x <= y ? x : y;
+    const v = Math.min(x, y);
     if (x === v) i++;
     if (y === v) j++;
     if (out.length === 0 || out[out.length - 1] !== v) out.push(v);
@@ -182,8 +182,12 @@ export function projectionOfMessage(m: ProjectionMessage): AccountGraphProjectio
     for (const [k, o] of Object.entries(m.objectives ?? {})) objectives[k] = { beliefs: { [m.registrationId]: [...o, m.seq] }, answered: [] };
   }
   for (const [k, sketch] of Object.entries(m.answered ?? {})) {
-    const canonical = unionSketch([...sketch].sort((x, y) => x - y), []);
-    const o = (objectives[k] ??= { beliefs: {}, answered: [] });
+    const canonical = unionSketch(
+      [...sketch].sort((x, y) => x - y),
+      [],
+    );
+    objectives[k] ??= { beliefs: {}, answered: [] };
+    const o = objectives[k];
     o.answered = canonical;
   }
   return {
@@ -327,7 +331,12 @@ export function projectionMessages(
     cov = {};
     bytes = baseBytes;
   };
-  const entries: [string, "o" | "a"][] = [...keys.map((k): [string, "o"] => [k, "o"]), ...Object.keys(answered).sort().map((k): [string, "a"] => [k, "a"])];
+  const entries: [string, "o" | "a"][] = [
+    ...keys.map((k): [string, "o"] => [k, "o"]),
+    ...Object.keys(answered)
+      .sort()
+      .map((k): [string, "a"] => [k, "a"]),
+  ];
   for (const [k, kind] of entries) {
     let size: number;
     if (kind === "o") {
@@ -338,7 +347,10 @@ export function projectionMessages(
       if (bytes + size > maxBytes && bytes > baseBytes) flush();
       objectives[k] = t;
     } else {
-      const s = unionSketch([...(answered[k] ?? [])].sort((x, y) => x - y), []);
+      const s = unionSketch(
+        [...(answered[k] ?? [])].sort((x, y) => x - y),
+        [],
+      );
       size = JSON.stringify(k).length + JSON.stringify(s).length + 2;
       if (bytes + size > maxBytes && bytes > baseBytes) flush();
       cov[k] = s;

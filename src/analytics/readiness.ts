@@ -19,8 +19,9 @@
  * the work remaining is unknown, the learner has no graded answer in the window, or it is more than
  * MAX_PROJECTION_DAYS away.
  */
+
+import { type ActivitySummary, localDay } from "./active-time";
 import { normalCdf } from "./numeric";
-import { localDay, type ActivitySummary } from "./active-time";
 
 export const PACE_WINDOW_DAYS = 28;
 export const PRIOR_ACTIVE_DAYS = 1;

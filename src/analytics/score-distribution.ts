@@ -163,7 +163,7 @@ export function groupCell(s: number, half: number): [number, number] {
 export function groupHalfCell(weights: readonly number[], answers: readonly number[]): number {
   const total = weights.reduce((a, b) => a + b, 0);
   let invN = 0;
-  weights.forEach((w, k) => (invN += (w / total) ** 2 / Math.max(1, Math.round(answers[k] as number))));
+  for (const [k, w] of weights.entries()) invN += (w / total) ** 2 / Math.max(1, Math.round(answers[k] as number));
   return invN / 2;
 }
 
@@ -310,7 +310,7 @@ function groupTerms(terms: readonly ScoreTerm[]): ShareDistribution {
     if (finite && rest > 1e-9) {
       const m2 = v + m * m;
       const mi = (m - b) / rest;
-      const vi = Math.max(0, (m2 - b) / rest - mi * mi) + invN * invN / 12;
+      const vi = Math.max(0, (m2 - b) / rest - mi * mi) + (invN * invN) / 12;
       means[g] = mi;
       sds[g] = Math.sqrt(Math.max(vi, 1e-12));
     } else {

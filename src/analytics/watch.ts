@@ -103,7 +103,11 @@ export interface WatchGroupRow {
  * appear once per group. Empty groups are left out. `reasons` overrides a group's reason (e.g. the
  * policy's own wording for stuck).
  */
-export function groupWatchFlags(goalIds: readonly string[], flags: readonly Pick<WatchFlag, "registrationId" | "goalId" | "group">[], reasons: Partial<Record<WatchGroup, string>> = {}): WatchGroupRow[] {
+export function groupWatchFlags(
+  goalIds: readonly string[],
+  flags: readonly Pick<WatchFlag, "registrationId" | "goalId" | "group">[],
+  reasons: Partial<Record<WatchGroup, string>> = {},
+): WatchGroupRow[] {
   const rows: WatchGroupRow[] = [];
   for (const goalId of goalIds) {
     for (const group of WATCH_GROUPS) {

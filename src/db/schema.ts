@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { AccountGraphProjection } from "../analytics";
 import { ADAPTIVE_BEHAVIORS, REGISTRATION_TYPES, TARGET_KINDS } from "../domain/vocabulary";
 import type { GraphCounts } from "../graphs/graph-document";
 import type { GoalBody } from "../schemas/goals";
@@ -190,4 +191,27 @@ export const itemParams = sqliteTable(
 export const appliedModelUpdates = sqliteTable("applied_model_updates", {
   messageId: text("message_id").primaryKey(),
   appliedAt: integer("applied_at").notNull(),
+});
+
+// --- Account-level analytics (migrations/0007_account_projections.sql) ---
+
+export const accountProjections = sqliteTable(
+  "account_projections",
+  {
+    accountId: text("account_id").notNull(),
+    graphId: text("graph_id").notNull(),
+    body: text("body", { mode: "json" }).$type<AccountGraphProjection>().notNull(),
+    revision: integer("revision").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.accountId] })],
+);
+
+export const deadLetters = sqliteTable("dead_letters", {
+  id: text("id").primaryKey(),
+  queue: text("queue").notNull(),
+  body: text("body").notNull(),
+  attempts: integer("attempts").notNull(),
+  receivedAt: integer("received_at").notNull(),
+  replayRequestedAt: integer("replay_requested_at"),
 });

@@ -61,6 +61,20 @@ export const callerRules = {
   "GET /v0/registrations/{id}/recommendation": ["admin", "owner"],
   "POST /v0/learning-instances/{id}/metrics/status-and-progress": ["admin", "instructor"],
   "POST /v0/registrations/{id}/metrics/status-and-progress": ["admin", "instructor", "owner"],
+
+  // Predicted score (spec 4.7): any user of the partner (the accounts must be the partner's).
+  "POST /v0/accounts/metrics/predicted-score": ["any"],
+  // Metrics rows and learners to watch (spec 4.8 names them without callers): as status and progress,
+  // the instance tables for the admin or an instructor, a registration's row also for its owner.
+  "POST /v0/learning-instances/{id}/metrics/proficiency/rows": ["admin", "instructor"],
+  "POST /v0/learning-instances/{id}/metrics/expected-score/rows": ["admin", "instructor"],
+  "POST /v0/learning-instances/{id}/metrics/readiness-forecast/rows": ["admin", "instructor"],
+  "POST /v0/learning-instances/{id}/metrics/active-time/rows": ["admin", "instructor"],
+  "POST /v0/registrations/{id}/metrics/proficiency/rows": ["admin", "instructor", "owner"],
+  "POST /v0/registrations/{id}/metrics/expected-score/rows": ["admin", "instructor", "owner"],
+  "POST /v0/registrations/{id}/metrics/readiness-forecast/rows": ["admin", "instructor", "owner"],
+  "POST /v0/registrations/{id}/metrics/active-time/rows": ["admin", "instructor", "owner"],
+  "POST /v0/learning-instances/{id}/metrics/groups": ["admin", "instructor"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type RouteKey = keyof typeof callerRules;

@@ -294,7 +294,7 @@ export class GoalAnalysis {
   /** Interactions spent on the goal: each event's share on in-scope objectives (an item wholly in scope counts 1). */
   work(): number {
     let s = 0;
-    this.forTouchedInScope((k, t) => (s += t.f));
+    this.forTouchedInScope((_k, t) => (s += t.f));
     return s;
   }
 

@@ -23,10 +23,10 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
   globalIdx.sort((a, b) => a - b);
   const n = globalIdx.length;
   const localOfGlobal = new Map<number, number>();
-  globalIdx.forEach((gi, li) => localOfGlobal.set(gi, li));
+  for (const [li, gi] of globalIdx.entries()) localOfGlobal.set(gi, li);
   const labels = globalIdx.map((gi) => g.objectives[gi] as string);
   const local = new Map<string, number>();
-  labels.forEach((l, i) => local.set(l, i));
+  for (const [i, l] of labels.entries()) local.set(l, i);
 
   const prereqs: number[][] = [];
   const dependents: number[][] = Array.from({ length: n }, () => []);
@@ -80,7 +80,7 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
     return targets.length - 1;
   };
   let completion: CompletionBehavior = "all";
-  if (body.topics && body.topics.length) {
+  if (body.topics?.length) {
     body.topics.forEach((t, ti) => {
       const idxs = t.targets.include.map((id) => addTarget(id, ti));
       topics.push({ id: t.id, targets: idxs, completion: t.targets.completion_behavior ?? "all" });

@@ -121,7 +121,7 @@ function pickFor(a: GoalAnalysis, work: TargetWork, stuck: boolean): Pick | unde
 }
 
 /** Intent of an assessing item on the current objective (documented rules per adaptive_behavior). */
-function assessmentIntent(a: GoalAnalysis, work: TargetWork, last: PathStep): Intent {
+function assessmentIntent(a: GoalAnalysis, _work: TargetWork, last: PathStep): Intent {
   const k = last.objective;
   const b = a.belief(k);
   const t = a.track(k);

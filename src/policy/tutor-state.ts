@@ -58,7 +58,8 @@ export function updateTutorState(
   const graded = event.kind === "graded";
   const y = graded && (event.correct === true || event.correct === 1) ? 1 : 0;
   objs.forEach((k, i) => {
-    const t = (tutor.obj[k] ??= newTrack());
+    tutor.obj[k] ??= newTrack();
+    const t = tutor.obj[k];
     t.f += share;
     t.last = tutor.seq;
     if (!graded) {

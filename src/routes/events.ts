@@ -61,6 +61,8 @@ async function submit(
   await checkGoals(c.get("db"), context.registration, goals);
   await ingestEvents(c.env, {
     registrationId: context.registration.id,
+    accountId: context.registration.accountId,
+    registrationCreatedAt: context.registration.createdAt,
     graphUuid: context.graphUuid,
     graphVersion: context.graphVersion,
     // the API sends batches newest first; the log and the model take them in time order

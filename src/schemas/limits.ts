@@ -28,3 +28,15 @@ export const MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT = 100;
 /** Status-and-progress tables: registrations per page (spec 8.3) and goal columns per request (ours). */
 export const STATUS_PAGE_MAX = 100;
 export const STATUS_REQUEST_GOALS_MAX = 40;
+
+/** Predicted score (spec 4.7): accounts per request, and objectives over all groups. */
+export const PREDICTED_SCORE_ACCOUNTS_MAX = 500;
+export const PREDICTED_SCORE_OBJECTIVES_MAX = 2000;
+export const PREDICTED_SCORE_GROUPS_MAX = 100;
+
+/** Metrics rows (decisions.md "Metrics the spec only names"): registrations per page, goal and objective columns per request. */
+export const METRICS_PAGE_MAX = 30;
+export const METRICS_GOALS_MAX = 40;
+export const METRICS_OBJECTIVES_MAX = 50;
+/** Learners to watch: goals per request. */
+export const WATCH_GOALS_MAX = 50;

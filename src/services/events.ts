@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { goals as goalsTable, graphs, learningInstances, type RegistrationRow, registrations } from "../db/schema";
+import { goals as goalsTable, type RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest, notFound, unprocessable } from "../http/errors";
+import { badRequest, unprocessable } from "../http/errors";
 import type { EventInput, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 

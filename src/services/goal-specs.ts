@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { type GoalRow, goalAssignments, goals } from "../db/schema";
+import { creationOrder } from "../db/creation-order";
+import { type GoalRow, goalAssignments, goals, registrations } from "../db/schema";
 import { unprocessable } from "../http/errors";
 import type { GoalSpec } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
@@ -30,27 +31,56 @@ export async function requestedGoals(db: Db, liId: string, goalIds: string[]): P
   return ids.map((id) => byId.get(id) as GoalRow);
 }
 
-/** Which of the goals each registration has assigned: registration id -> goal ids. */
-export async function assignmentsOf(db: Db, registrationIds: string[], goalIds: string[]): Promise<Map<string, Set<string>>> {
-  const out = new Map<string, Set<string>>();
+/** Which of the goals each registration has assigned, and when: registration id -> goal id -> assigned_at (ms). */
+export async function assignmentsOf(db: Db, registrationIds: string[], goalIds: string[]): Promise<Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, number>>();
   if (!registrationIds.length || !goalIds.length) return out;
   const rows = await db
-    .select({ goalId: goalAssignments.goalId, registrationId: goalAssignments.registrationId })
+    .select({ goalId: goalAssignments.goalId, registrationId: goalAssignments.registrationId, assignedAt: goalAssignments.assignedAt })
     .from(goalAssignments)
     .where(
       and(
         sql`${goalAssignments.registrationId} IN (SELECT value FROM json_each(${JSON.stringify(registrationIds)}))`,
-        inArray(goalAssignments.goalId, goalIds),
+        sql`${goalAssignments.goalId} IN (SELECT value FROM json_each(${JSON.stringify(goalIds)}))`,
       ),
     )
     .all();
   for (const r of rows) {
-    let set = out.get(r.registrationId);
-    if (!set) {
-      set = new Set();
-      out.set(r.registrationId, set);
+    let goals = out.get(r.registrationId);
+    if (!goals) {
+      goals = new Map();
+      out.set(r.registrationId, goals);
     }
-    set.add(r.goalId);
+    goals.set(r.goalId, r.assignedAt);
   }
   return out;
+}
+
+/**
+ * One page of an instance table's rows (decisions.md "Clarifications"): the live learner
+ * registrations, in creation order, that have at least one of `goalIds` assigned (every learner when
+ * no goals are given). Asks for one row more than the page to tell whether another page follows.
+ */
+export async function learnerPage(
+  db: Db,
+  liId: string,
+  goalIds: string[] | undefined,
+  offset: number,
+  perPage: number,
+): Promise<{ ids: string[]; more: boolean }> {
+  const filters = [eq(registrations.learningInstanceId, liId), eq(registrations.type, "learner"), isNull(registrations.deletedAt)];
+  if (goalIds?.length) {
+    filters.push(
+      sql`EXISTS (SELECT 1 FROM ${goalAssignments} WHERE ${goalAssignments.registrationId} = ${registrations.id} AND ${goalAssignments.goalId} IN (SELECT value FROM json_each(${JSON.stringify(goalIds)})))`,
+    );
+  }
+  const rows = await db
+    .select({ id: registrations.id })
+    .from(registrations)
+    .where(and(...filters))
+    .orderBy(...creationOrder(registrations))
+    .limit(perPage + 1)
+    .offset(offset)
+    .all();
+  return { ids: rows.slice(0, perPage).map((r) => r.id), more: rows.length > perPage };
 }

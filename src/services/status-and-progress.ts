@@ -1,13 +1,10 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { creationOrder } from "../db/creation-order";
 import type { GoalRow, RegistrationRow } from "../db/schema";
-import { goalAssignments, registrations } from "../db/schema";
 import type { Env } from "../env";
 import type { GoalSpec } from "../objects/registration/rpc";
 import type { GoalBody } from "../schemas/goals";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
-import { assignmentsOf, goalSpecOf, requestedGoals } from "./goal-specs";
+import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
 
 export interface StatusRow {
   registration_id: string;
@@ -40,7 +37,7 @@ async function rowFor(
   registrationId: string,
   columns: GoalRow[],
   specs: Map<string, GoalSpec>,
-  assigned: Set<string> | undefined,
+  assigned: Map<string, number> | undefined,
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
   const computed = mine.length
@@ -94,24 +91,13 @@ export async function instanceStatusPage(
   perPage: number,
 ): Promise<{ columns: GoalRow[]; rows: StatusRow[]; more: boolean }> {
   const columns = await requestedGoals(db, liId, goalIds);
-  const ids = JSON.stringify(columns.map((g) => g.id));
-  const page = await db
-    .select({ id: registrations.id })
-    .from(registrations)
-    .where(
-      and(
-        eq(registrations.learningInstanceId, liId),
-        eq(registrations.type, "learner"),
-        isNull(registrations.deletedAt),
-        sql`EXISTS (SELECT 1 FROM ${goalAssignments} WHERE ${goalAssignments.registrationId} = ${registrations.id} AND ${goalAssignments.goalId} IN (SELECT value FROM json_each(${ids})))`,
-      ),
-    )
-    .orderBy(...creationOrder(registrations))
-    .limit(perPage + 1)
-    .offset(offset)
-    .all();
-  const more = page.length > perPage;
-  const regIds = page.slice(0, perPage).map((r) => r.id);
+  const { ids: regIds, more } = await learnerPage(
+    db,
+    liId,
+    columns.map((g) => g.id),
+    offset,
+    perPage,
+  );
   const assigned = await assignmentsOf(
     db,
     regIds,

@@ -90,6 +90,19 @@ const EXPECTED: Record<string, Line> = {
   // an instructor of the registration's learning instance, or the owner".
   "POST /v0/learning-instances/{id}/metrics/status-and-progress": ADMIN_OR_INSTRUCTOR,
   "POST /v0/registrations/{id}/metrics/status-and-progress": ["allow", "allow", "allow", "deny", "404"],
+
+  // spec 4.7: "any user of the same partner as the accounts requested" (partner B's admin asks about its own accounts).
+  "POST /v0/accounts/metrics/predicted-score": ANYONE,
+  // spec 4.8 names the metrics rows and groups without callers: as status and progress (docs/analytics.md).
+  "POST /v0/learning-instances/{id}/metrics/proficiency/rows": ADMIN_OR_INSTRUCTOR,
+  "POST /v0/learning-instances/{id}/metrics/expected-score/rows": ADMIN_OR_INSTRUCTOR,
+  "POST /v0/learning-instances/{id}/metrics/readiness-forecast/rows": ADMIN_OR_INSTRUCTOR,
+  "POST /v0/learning-instances/{id}/metrics/active-time/rows": ADMIN_OR_INSTRUCTOR,
+  "POST /v0/registrations/{id}/metrics/proficiency/rows": ["allow", "allow", "allow", "deny", "404"],
+  "POST /v0/registrations/{id}/metrics/expected-score/rows": ["allow", "allow", "allow", "deny", "404"],
+  "POST /v0/registrations/{id}/metrics/readiness-forecast/rows": ["allow", "allow", "allow", "deny", "404"],
+  "POST /v0/registrations/{id}/metrics/active-time/rows": ["allow", "allow", "allow", "deny", "404"],
+  "POST /v0/learning-instances/{id}/metrics/groups": ADMIN_OR_INSTRUCTOR,
 };
 
 // ---- what a row of roles implies for the five callers ---------------------------------------------

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/schemas/goals";
+import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
 import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
-import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
 import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
@@ -335,12 +335,77 @@ const ANALYTICS_CASES: Case[] = [
     onSuccess: (ctx, res) => {
       const table = RegistrationStatusTableSchema.parse(res.body);
       expect(table.data).toHaveLength(1);
-      expect(table.data[0]).toMatchObject({ registration_id: ctx.side.world.ownerReg.id, status_and_progress: [{ goal_id: ctx.side.goal.id, status: "no_work" }] });
+      expect(table.data[0]).toMatchObject({
+        registration_id: ctx.side.world.ownerReg.id,
+        status_and_progress: [{ goal_id: ctx.side.goal.id, status: "no_work" }],
+      });
     },
   },
 ];
 
-const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...ANALYTICS_CASES];
+// ---- predicted score, metrics rows, learners to watch ------------------------------------------------
+
+const metricBodies: Record<string, (ctx: Ctx) => Json> = {
+  proficiency: (ctx) => ({ goal_ids: [ctx.side.goal.id], learning_objective_ids: ["lref-a"] }),
+  "expected-score": (ctx) => ({ goal_ids: [ctx.side.goal.id] }),
+  "readiness-forecast": (ctx) => ({ goal_ids: [ctx.side.goal.id] }),
+  "active-time": () => ({ start_date: "2026-11-01", end_date: "2026-11-07" }),
+};
+
+const METRIC_CASES: Case[] = Object.entries(metricBodies).flatMap(([metric, body]): Case[] => [
+  {
+    key: `POST /v0/learning-instances/{id}/metrics/${metric}/rows` as RouteKey,
+    success: 200,
+    subject: "instance",
+    params: liParams,
+    body,
+    onSuccess: (ctx, res) => {
+      expect(res.body.data.map((r: Json) => r.registration_id)).toContain(ctx.side.world.ownerReg.id);
+      for (const r of res.body.data) expect(r.values).toHaveLength(res.body.column_headers.length);
+    },
+  },
+  {
+    key: `POST /v0/registrations/{id}/metrics/${metric}/rows` as RouteKey,
+    success: 200,
+    subject: "registration",
+    params: (ctx) => ({ id: ctx.side.world.ownerReg.id }),
+    body,
+    onSuccess: (ctx, res) => {
+      expect(res.body.data).toEqual([{ registration_id: ctx.side.world.ownerReg.id, values: expect.any(Array) }]);
+      expect(res.body.next).toBeUndefined();
+    },
+  },
+]);
+
+const WATCH_CASES: Case[] = [
+  {
+    key: "POST /v0/accounts/metrics/predicted-score",
+    success: 200,
+    // the body names the side's accounts: another partner's admin is told they do not exist
+    subject: "account",
+    body: (ctx) => ({
+      account_ids: [ctx.side.world.ownerAccount.id],
+      graph_ids: ["gref-demo"],
+      grouped_learning_objectives: [{ group_id: "g", learning_objectives: [{ learning_objective_id: "lref-a" }] }],
+      confidence_levels: [50],
+    }),
+    onSuccess: (ctx, res) => {
+      expect(Object.keys(res.body.account_scores)).toEqual([ctx.side.world.ownerAccount.id]);
+    },
+  },
+  {
+    key: "POST /v0/learning-instances/{id}/metrics/groups",
+    success: 200,
+    subject: "instance",
+    params: liParams,
+    body: (ctx) => ({ goal_ids: [ctx.side.goal.id] }),
+    onSuccess: (_ctx, res) => {
+      expect(Array.isArray(res.body.groups)).toBe(true);
+    },
+  },
+];
+
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES];
 
 // ---- the machinery ----------------------------------------------------------------------------------
 
@@ -427,6 +492,8 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
     expect(row("GET /v0/registrations/{id}/recommendation")).toEqual([200, 200, 403, 403, 404]);
     expect(row("POST /v0/learning-instances/{id}/metrics/status-and-progress")).toEqual([200, 403, 200, 403, 404]);
     expect(row("POST /v0/registrations/{id}/metrics/status-and-progress")).toEqual([200, 200, 200, 403, 404]);
+    expect(row("POST /v0/accounts/metrics/predicted-score")).toEqual([200, 200, 200, 200, 404]);
+    expect(row("POST /v0/learning-instances/{id}/metrics/groups")).toEqual([200, 403, 200, 403, 404]);
   });
 
   it("minted per-cell tokens act as the intended callers", async () => {

@@ -54,7 +54,12 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
   });
 
   it("remediates a prerequisite the learner fails, with a remedial justification toward the target", async () => {
-    const w = await tutoringWorld({ name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] }, scope: { remediation_depth: "maximum" } });
+    const w = await tutoringWorld({
+      name: "Reach C",
+      adaptive_behavior: "practice",
+      targets: { include: ["lref-c"] },
+      scope: { remediation_depth: "maximum" },
+    });
     await answers(w, [
       ["mref-c1", false],
       ["mref-c2", false],

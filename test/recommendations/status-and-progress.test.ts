@@ -26,8 +26,12 @@ beforeAll(async () => {
   for (let i = 0; i < 5; i++) learners.push(await register(p, (await createAccount(p)).id, li.id, "learner"));
   const instructor = await register(p, (await createAccount(p)).id, li.id, "instructor");
   const goal = async (target: string) =>
-    (await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, { token: p.adminToken, body: { name: target, adaptive_behavior: "practice", targets: { include: [target] } } }))
-      .body.id as string;
+    (
+      await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+        token: p.adminToken,
+        body: { name: target, adaptive_behavior: "practice", targets: { include: [target] } },
+      })
+    ).body.id as string;
   const goalC = await goal("lref-c");
   const goalD = await goal("lref-d");
   for (const r of learners.slice(0, 3)) await assignGoal(p, li.id, goalC, r.id);

@@ -22,7 +22,10 @@ export interface TutoringWorld {
   goalId: string;
 }
 
-export async function tutoringWorld(goal: Json = { name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } }, p?: Partner): Promise<TutoringWorld> {
+export async function tutoringWorld(
+  goal: Json = { name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } },
+  p?: Partner,
+): Promise<TutoringWorld> {
   const partner = p ?? (await newPartner("Tutoring partner"));
   const li = await createInstance(partner);
   const reg = await register(partner, (await createAccount(partner)).id, li.id, "learner");

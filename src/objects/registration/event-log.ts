@@ -1,3 +1,4 @@
+import type { ActivityEvent } from "../../analytics";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { findModule } from "../../graphs/runtime-graph";
 import type { ItemEntry, LearnerEvent } from "../../model";
@@ -61,6 +62,14 @@ export class EventLog {
     return this.#sql
       .exec<LoggedEvent>("SELECT seq, kind, module, graph_version, occurred_at, body FROM events WHERE kind IN ('graded', 'ungraded') ORDER BY seq")
       .toArray();
+  }
+
+  /** Every graded and ungraded event as an interaction for the activity summary (its end time and reported duration). */
+  interactions(): ActivityEvent[] {
+    return this.learnerEvents().map((row) => {
+      const body = JSON.parse(row.body) as LoggedBody;
+      return { endMs: row.occurred_at, durationMs: body.duration, graded: row.kind === "graded" };
+    });
   }
 
   count(): number {

@@ -1,16 +1,22 @@
+import type { ProjectionMessage } from "../../analytics";
+import type { Env } from "../../env";
 import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
-import { outboxMessages, utf8Bytes } from "./outbox-messages";
+import { MESSAGE_BYTES, outboxMessages, utf8Bytes } from "./outbox-messages";
 
 /** Queues take batches of at most 256 KB and 100 messages. */
 const SEND_BATCH_BYTES = 200_000;
 const SEND_BATCH_MESSAGES = 100;
 
+/** The queues the outbox feeds: graded answers for item refinement, and the account projections of analytics. */
+export type OutboxQueue = "model-updates" | "projections";
+
 export type SendResult = "empty" | "more" | "failed";
 
 /**
- * The registration's outbox of model-update messages: written in the same transaction as the events
- * they come from, sent to the queue later (by the alarm), deleted only once the queue took them. A
- * message's id is `<registration id>:<outbox row id>`, so a repeated send is applied once by the consumer.
+ * The registration's outbox: messages written in the same transaction as the events they come from,
+ * sent to their queue later (by the alarm), deleted only once the queue took them. Model-update
+ * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once);
+ * projection messages carry their own sequence number (their merge is idempotent).
  */
 export class Outbox {
   readonly #sql: SqlStorage;
@@ -19,15 +25,44 @@ export class Outbox {
     this.#sql = sql;
   }
 
-  add(graphUuid: string, observations: ItemObservation[]): void {
-    for (const body of outboxMessages(graphUuid, observations)) this.#sql.exec("INSERT INTO outbox (body) VALUES (?)", body);
+  addObservations(graphUuid: string, observations: ItemObservation[]): void {
+    for (const body of outboxMessages(graphUuid, observations)) this.#insert("model-updates", body);
   }
 
-  /** Sends the oldest messages (one queue batch); "more" when some remain, "failed" when the queue refused (nothing deleted). */
-  async sendNext(queue: Queue<ModelUpdateMessage>, registrationId: string): Promise<SendResult> {
+  addProjection(messages: ProjectionMessage[]): void {
+    for (const m of messages) {
+      const body = JSON.stringify(m);
+      if (utf8Bytes(body) > MESSAGE_BYTES) throw new Error(`projection message of ${utf8Bytes(body)} bytes exceeds ${MESSAGE_BYTES}`);
+      this.#insert("projections", body);
+    }
+  }
+
+  #insert(queue: OutboxQueue, body: string): void {
+    this.#sql.exec("INSERT INTO outbox (queue, body) VALUES (?, ?)", queue, body);
+  }
+
+  /** Sends the oldest messages of every queue (one batch each); "more" when some remain, "failed" when a queue refused (nothing of it deleted). */
+  async sendNext(env: Env, registrationId: string): Promise<SendResult> {
+    const results = await Promise.all([
+      this.#send("model-updates", (rows) =>
+        env.MODEL_UPDATES.sendBatch(
+          rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })),
+        ),
+      ),
+      this.#send("projections", (rows) => env.PROJECTIONS.sendBatch(rows.map((r) => ({ body: JSON.parse(r.body) as ProjectionMessage })))),
+    ]);
+    if (results.includes("failed")) return "failed";
+    return results.includes("more") ? "more" : "empty";
+  }
+
+  async #send(queue: OutboxQueue, send: (rows: { id: number; body: string }[]) => Promise<unknown>): Promise<SendResult> {
     const rows: { id: number; body: string }[] = [];
     let bytes = 0;
-    for (const row of this.#sql.exec<{ id: number; body: string }>("SELECT id, body FROM outbox ORDER BY id LIMIT ?", SEND_BATCH_MESSAGES)) {
+    for (const row of this.#sql.exec<{ id: number; body: string }>(
+      "SELECT id, body FROM outbox WHERE queue = ? ORDER BY id LIMIT ?",
+      queue,
+      SEND_BATCH_MESSAGES,
+    )) {
       const size = utf8Bytes(row.body);
       if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) break;
       rows.push(row);
@@ -35,17 +70,18 @@ export class Outbox {
     }
     if (rows.length === 0) return "empty";
     try {
-      await queue.sendBatch(rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })));
+      await send(rows);
     } catch (error) {
-      console.error(JSON.stringify({ registration: registrationId, outbox: "send failed, retrying", error: String(error) }));
+      console.error(JSON.stringify({ outbox: queue, error: "send failed, retrying", detail: String(error) }));
       return "failed";
     }
     const last = rows[rows.length - 1]?.id ?? 0;
-    this.#sql.exec("DELETE FROM outbox WHERE id <= ?", last);
-    return this.size() > 0 ? "more" : "empty";
+    this.#sql.exec("DELETE FROM outbox WHERE queue = ? AND id <= ?", queue, last);
+    return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", queue).toArray().length > 0 ? "more" : "empty";
   }
 
-  size(): number {
+  size(queue?: OutboxQueue): number {
+    if (queue) return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox WHERE queue = ?", queue).one().n;
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
   }
 }

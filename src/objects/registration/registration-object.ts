@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { type ActivityEvent, summarizeActivity, summaryCovers } from "../../analytics";
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
@@ -7,13 +8,15 @@ import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../..
 import { modelGraphFor } from "../../policy/model-graph";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
+import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
+import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
 import { Outbox } from "./outbox";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
-import type { GoalSpec, IngestOutcome, IngestRequest, RecommendOutcome, RecommendRequest } from "./rpc";
+import type { GoalSpec, IngestOutcome, IngestRequest, MetricGoal, MetricsRequest, MetricValue, RecommendOutcome, RecommendRequest } from "./rpc";
 import { migrate } from "./schema";
 
 /** How soon the alarm retries an outbox send the queue refused. */
@@ -32,6 +35,7 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #model: ModelStateStore;
   readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
+  readonly #analytics: AnalyticsStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -41,6 +45,7 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#model = new ModelStateStore(ctx.storage.kv);
     this.#recommendations = new RecommendationCache(ctx.storage.kv);
     this.#outbox = new Outbox(ctx.storage.sql);
+    this.#analytics = new AnalyticsStore(ctx.storage.kv);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
@@ -77,8 +82,7 @@ export class RegistrationObject extends DurableObject<Env> {
     // Only after the commit: a failed transaction leaves the cached state as it was.
     if (next) {
       this.#model.adopt(next);
-      // The outbox is sent by the alarm, off the response path; it retries until the queue takes it.
-      if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+      await this.#armOutbox();
     }
     return outcome;
   }
@@ -114,10 +118,38 @@ export class RegistrationObject extends DurableObject<Env> {
     return out;
   }
 
+  /** One metrics row (decisions.md "Metrics the spec only names"): a value per column, from this registration's state. */
+  async metricsRow(request: MetricsRequest): Promise<MetricValue[]> {
+    await this.#ensureStateMatchesParams();
+    const state = this.#model.current();
+    if (request.metric === "active-time") {
+      const { firstDay, lastDay, utcOffsetMinutes } = request;
+      // Days older than the summary's retention are answered from the log (rare).
+      const summary = summaryCovers(this.#analytics.activity(), firstDay, utcOffsetMinutes)
+        ? this.#analytics.activity()
+        : summarizeActivity(this.#log.interactions());
+      return activeTimeValues(summary, firstDay, lastDay, utcOffsetMinutes);
+    }
+    const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
+    if (request.metric === "readiness-forecast") return readinessValues(state, this.#analytics.activity(), goals, request.nowMs);
+    const graph = await this.#graph(request.graph.uuid, request.graph.version);
+    const ctx = metricContext(graph, await loadItemParams(openDb(this.env.DB), request.graph.uuid, request.nowMs), request.nowMs);
+    const prepared = goals.map((g) => g.prepared);
+    if (request.metric === "proficiency") return proficiencyValues(state, prepared, request.objectiveIds, ctx);
+    return expectedScoreValues(state, prepared, ctx);
+  }
+
+  /** Learners-to-watch flags of this registration for each goal (same rules as status and progress and the recommendation's stuck). */
+  async watch(registrationId: string, goals: MetricGoal[], nowMs: number): Promise<WatchResult[]> {
+    await this.#ensureStateMatchesParams();
+    const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
+    return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, nowMs);
+  }
+
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
   override async alarm(): Promise<void> {
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
-    const sent = await this.#outbox.sendNext(this.env.MODEL_UPDATES, registrationId);
+    const sent = await this.#outbox.sendNext(this.env, registrationId);
     if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
   }
@@ -125,18 +157,25 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
   #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): ModelState {
     const { kv } = this.ctx.storage;
-    // Constants of the registration: written once, not on every post.
-    if (kv.get("registration_id") === undefined) {
+    // Constants of the registration: written once, not on every post. A registration whose state
+    // predates them (or is new) publishes a full snapshot of its beliefs, then deltas.
+    const firstPublish = kv.get("account_id") === undefined;
+    if (firstPublish) {
       kv.put("registration_id", request.registrationId);
       kv.put("graph_uuid", request.graphUuid);
+      kv.put("account_id", request.accountId);
+      kv.put("registration_created_at", request.registrationCreatedAt);
     }
     if (request.focusGoalId) {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
     }
-    const state = structuredClone(this.#model.current());
+    const before = this.#model.current();
+    const state = structuredClone(before);
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
+    const answered: { module: string; objectives: string[] }[] = [];
+    const interactions: ActivityEvent[] = [];
     for (const { input, module } of accepted) {
       const label = graph.graph.modules[module]?.label ?? input.moduleId;
       const body = loggedBody(input);
@@ -146,15 +185,22 @@ export class RegistrationObject extends DurableObject<Env> {
       this.#log.append(input, label, graph.graph.version, request.nowMs, body);
       const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
       if (!event) continue;
+      interactions.push({ endMs: input.occurredAt, durationMs: input.durationMs, graded: event.kind === "graded" });
       const params = paramsWith(event.itemKey, item);
       if (event.kind === "graded") {
         const predicted = predictCorrect(state.learner, params, event, input.occurredAt);
         observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
+        answered.push({ module: label, objectives: [...event.objectives] });
       }
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
     this.#model.write(state);
-    this.#outbox.add(request.graphUuid, observations);
+    this.#outbox.addObservations(request.graphUuid, observations);
+    if (interactions.length) {
+      this.#analytics.record(answered, interactions, () => this.#log.interactions());
+      const changed = firstPublish ? undefined : changedObjectives(before.learner, state.learner);
+      this.#outbox.addProjection(this.#analytics.projection(this.#identity(), state.learner, changed));
+    }
     return state;
   }
 
@@ -167,14 +213,36 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
       const rebuilt = await this.#replay();
-      this.#model.write(rebuilt);
+      this.ctx.storage.transactionSync(() => {
+        this.#model.write(rebuilt);
+        // Every belief may have moved: republish them all (once the registration's identity is known).
+        const identity = this.#identity();
+        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner));
+      });
       this.#model.adopt(rebuilt);
+      await this.#armOutbox();
     });
   }
 
   #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
     return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+  }
+
+  /** The outbox is sent by the alarm, off the response path; it retries until the queue takes it. */
+  async #armOutbox(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** The registration's constants, as its first events recorded them. */
+  #identity(): PublisherIdentity {
+    const kv = this.ctx.storage.kv;
+    return {
+      registrationId: kv.get<string>("registration_id") ?? "",
+      accountId: kv.get<string>("account_id") ?? "",
+      graphUuid: kv.get<string>("graph_uuid") ?? "",
+      registrationCreatedAt: kv.get<number>("registration_created_at") ?? 0,
+    };
   }
 
   async #preparedGoal(goal: GoalSpec) {

@@ -23,6 +23,9 @@ export interface EventInput {
 
 export interface IngestRequest {
   registrationId: string;
+  /** the registration's account and creation time (named by its projection messages) */
+  accountId: string;
+  registrationCreatedAt: number;
   graphUuid: string;
   graphVersion: number;
   /** events in chronological order (the API's batch order reversed) */
@@ -61,3 +64,29 @@ export interface RecommendRequest {
 export interface RecommendOutcome extends Recommendation {
   id: number;
 }
+
+/** The registration's graph at the version the caller read. */
+export interface GraphRef {
+  uuid: string;
+  version: number;
+}
+
+/** A goal column of a metrics row: the goal, and its assignment to the registration (null: not assigned). */
+export interface MetricGoal {
+  spec: GoalSpec;
+  assignedAt: number | null;
+  /** the assignment's deadline (timing.end, or assignment + relative_deadline); null when none */
+  deadlineMs: number | null;
+}
+
+export type MetricsRequest =
+  | { metric: "proficiency"; graph: GraphRef; goals: MetricGoal[]; objectiveIds: string[]; nowMs: number }
+  | { metric: "expected-score" | "readiness-forecast"; graph: GraphRef; goals: MetricGoal[]; nowMs: number }
+  | { metric: "active-time"; firstDay: number; lastDay: number; utcOffsetMinutes: number };
+
+/** A value of a metrics row (one per column), as src/schemas/metrics.ts describes them. */
+export type MetricValue =
+  | { proficiency: number; lower: number; upper: number; evidence: number }
+  | { expected_score: number; lower: number; upper: number; status: "estimated" | "insufficient_data" }
+  | { probability_ready_by_end: number | null; projected_completion: string | null }
+  | { active_time_ms: number; time_spent_ms: number };

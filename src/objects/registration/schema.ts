@@ -29,6 +29,9 @@ const MIGRATIONS: string[] = [
    );`,
   // 3: the request fingerprint of an idempotency key (a key reused for a different request is refused)
   `ALTER TABLE idempotency ADD COLUMN fingerprint TEXT;`,
+  // 4: the outbox serves two queues: model updates (item refinement) and projections (account-level analytics)
+  `ALTER TABLE outbox ADD COLUMN queue TEXT NOT NULL DEFAULT 'model-updates';
+   CREATE INDEX outbox_queue ON outbox (queue, id);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type ActivityEvent,
   activityByDay,
   addActivity,
   emptyActivitySummary,
@@ -7,10 +8,9 @@ import {
   IDLE_CAP_MS,
   localDay,
   MAX_EVENT_ACTIVE_MS,
-  summarizeActivity,
   SUMMARY_RETENTION_DAYS,
+  summarizeActivity,
   summaryCovers,
-  type ActivityEvent,
 } from "../../../src/analytics/active-time";
 
 const MIN = 60_000;

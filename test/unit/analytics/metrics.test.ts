@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expectedScoreValue, proficiencyValue, stateProjection, type MetricContext } from "../../../src/analytics/metrics";
 import { objectiveBelief } from "../../../src/analytics/beliefs";
+import { expectedScoreValue, type MetricContext, proficiencyValue, stateProjection } from "../../../src/analytics/metrics";
 import { applyProjectionMessage, projectionMessages } from "../../../src/analytics/projection";
 
 const filter = { priorVarGlobal: 1, priorVarObjective: 0.3, forgetVarPerDay: 0.01 };
@@ -24,7 +24,9 @@ describe("proficiency and expected score", () => {
   });
 
   it("the state projection reads like a published projection", () => {
-    const published = projectionMessages(learner, { accountId: "x", graphId: "g", registrationId: "r", registrationCreatedAt: 0, seq: 1 }).reduce<ReturnType<typeof applyProjectionMessage> | undefined>((p, m) => applyProjectionMessage(p, m), undefined);
+    const published = projectionMessages(learner, { accountId: "x", graphId: "g", registrationId: "r", registrationCreatedAt: 0, seq: 1 }).reduce<
+      ReturnType<typeof applyProjectionMessage> | undefined
+    >((p, m) => applyProjectionMessage(p, m), undefined);
     for (const k of ["a", "b", "c"]) {
       const x = objectiveBelief(stateProjection(learner), k, 0, filter);
       const y = objectiveBelief(published, k, 0, filter);

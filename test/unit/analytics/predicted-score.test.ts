@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { mulberry32, sigmoid } from "../../../src/model/math";
 import { objectiveBelief } from "../../../src/analytics/beliefs";
 import { calibratedTerm, IDENTITY_CALIBRATION } from "../../../src/analytics/calibration";
 import { itemPool, predictedScores, type ScoreContext } from "../../../src/analytics/predicted-score";
-import { applyProjectionMessage, type AccountGraphProjection, type ProjectionMessage } from "../../../src/analytics/projection";
-import { shareDistribution, type ScoreTerm } from "../../../src/analytics/score-distribution";
+import { type AccountGraphProjection, applyProjectionMessage, type ProjectionMessage } from "../../../src/analytics/projection";
+import { type ScoreTerm, shareDistribution } from "../../../src/analytics/score-distribution";
+import { mulberry32, sigmoid } from "../../../src/model/math";
 
 const filter = { priorVarGlobal: 1, priorVarObjective: 0.3, forgetVarPerDay: 0.01 };
 const ctx: ScoreContext = { nowMs: 0, graphId: "gref-g", filter, globalDifficulty: 0 };
@@ -86,7 +86,12 @@ describe("predicted score percentiles", () => {
     expect(r.overall_score).toEqual(r.group_scores[0]!.scores);
     expect(r.grouped_scores).toEqual(r.group_scores);
     expect(r.learning_objective_scores!.map((o) => o.learning_objective_id)).toEqual(["lref-a", "lref-b"]);
-    const r2 = predictedScores(strong, [{ groupId: "g", objectives: [{ objectiveId: "lref-b" }, { objectiveId: "lref-a", weight: 7 }] }], { confidenceLevels: [10, 50, 90], objectiveScores: true }, ctx);
+    const r2 = predictedScores(
+      strong,
+      [{ groupId: "g", objectives: [{ objectiveId: "lref-b" }, { objectiveId: "lref-a", weight: 7 }] }],
+      { confidenceLevels: [10, 50, 90], objectiveScores: true },
+      ctx,
+    );
     expect(r2.learning_objective_scores).toEqual(r.learning_objective_scores);
     expect(r2.group_scores[0]!.scores).not.toEqual(r.group_scores[0]!.scores);
   });
@@ -123,7 +128,15 @@ describe("predicted score percentiles", () => {
       { mean: 0.2, shared: 0.2, own: 0.3, difficulty: 0.3, slope: 0.85, weight: 1, answers: 4 },
       { mean: -0.5, shared: 0.2, own: 0.3, difficulty: -0.2, slope: 0.9, weight: 1, answers: 4 },
     ];
-    const large: ScoreTerm[] = Array.from({ length: 12 }, (_, i) => ({ mean: 1.5 + (i % 3) * 0.4 - 0.4, shared: 0.1, own: 0.3, difficulty: 0, slope: 0.9, weight: 1 + (i % 2), answers: 4 }));
+    const large: ScoreTerm[] = Array.from({ length: 12 }, (_, i) => ({
+      mean: 1.5 + (i % 3) * 0.4 - 0.4,
+      shared: 0.1,
+      own: 0.3,
+      difficulty: 0,
+      slope: 0.9,
+      weight: 1 + (i % 2),
+      answers: 4,
+    }));
     for (const terms of [small, large]) {
       const d = shareDistribution(terms);
       const s = simulate(terms, 100_000, 7);
@@ -154,7 +167,9 @@ describe("predicted score percentiles", () => {
     const t = calibratedTerm(b, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2, sharedFromOwn: 0 }, 1, 4);
     expect(t.mean).toBeCloseTo(0.7);
     expect(t.shared + t.own).toBeCloseTo(0.8);
-    expect(calibratedTerm({ ...b, evidence: 0 }, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2, sharedFromOwn: 0 }, 1, 4).mean).toBeCloseTo(-0.5);
+    expect(
+      calibratedTerm({ ...b, evidence: 0 }, pool, { shiftUnpractised: -1, shiftPractised: 0.2, varianceScale: 2, sharedFromOwn: 0 }, 1, 4).mean,
+    ).toBeCloseTo(-0.5);
     expect(calibratedTerm(b, pool, IDENTITY_CALIBRATION, 1, 4).shared).toBeCloseTo(0.1);
     expect(pool.meanDifficulty).toBeCloseTo(0.1);
     // sharedFromOwn moves variance between the parts without changing the total.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { mulberry32 } from "../../../src/model/math";
 import { objectiveBelief } from "../../../src/analytics/beliefs";
+import { predictedScores } from "../../../src/analytics/predicted-score";
 import {
+  type AccountGraphProjection,
   addAnswered,
   answeredCount,
   applyProjectionMessage,
@@ -9,14 +10,13 @@ import {
   coverage,
   MAX_REGISTRATIONS,
   mergeProjections,
+  type ProjectionMessage,
   parseProjectionMessage,
   projectionMessages,
   projectionOfMessage,
   removalMessage,
-  type AccountGraphProjection,
-  type ProjectionMessage,
 } from "../../../src/analytics/projection";
-import { predictedScores } from "../../../src/analytics/predicted-score";
+import { mulberry32 } from "../../../src/model/math";
 
 const filter = { priorVarGlobal: 1, priorVarObjective: 0.3, forgetVarPerDay: 0.01 };
 
@@ -30,7 +30,8 @@ function shuffle<T>(xs: readonly T[], seed: number): T[] {
   return a;
 }
 
-const fold = (ms: readonly ProjectionMessage[]): AccountGraphProjection | undefined => ms.reduce<AccountGraphProjection | undefined>((p, m) => applyProjectionMessage(p, m), undefined);
+const fold = (ms: readonly ProjectionMessage[]): AccountGraphProjection | undefined =>
+  ms.reduce<AccountGraphProjection | undefined>((p, m) => applyProjectionMessage(p, m), undefined);
 
 /** A registration answering modules over time and publishing a message after each answer (some full, some deltas). */
 function history(reg: string, createdAt: number, answers: number, seed: number): ProjectionMessage[] {
@@ -40,7 +41,8 @@ function history(reg: string, createdAt: number, answers: number, seed: number):
   const out: ProjectionMessage[] = [];
   for (let i = 1; i <= answers; i++) {
     const k = `lref-${Math.floor(r() * 4)}`;
-    const o = (state.objectives[k] ??= { mu: 0, v: 0.3, n: 0, t: 0 });
+    state.objectives[k] ??= { mu: 0, v: 0.3, n: 0, t: 0 };
+    const o = state.objectives[k];
     const y = r() < 0.7 ? 1 : -1;
     o.mu += 0.1 * y;
     o.v *= 0.9;
@@ -50,7 +52,12 @@ function history(reg: string, createdAt: number, answers: number, seed: number):
     sketches[k] = addAnswered(sketches[k], `mref-${Math.floor(r() * 6)}`);
     const delta = i % 3 !== 0;
     out.push(
-      ...projectionMessages(state, { accountId: "acc", graphId: "g", registrationId: reg, registrationCreatedAt: createdAt, seq: i }, delta ? { [k]: sketches[k]! } : sketches, delta ? { objectives: [k] } : {}),
+      ...projectionMessages(
+        state,
+        { accountId: "acc", graphId: "g", registrationId: reg, registrationCreatedAt: createdAt, seq: i },
+        delta ? { [k]: sketches[k]! } : sketches,
+        delta ? { objectives: [k] } : {},
+      ),
     );
   }
   return out;
@@ -85,7 +92,12 @@ describe("coverage", () => {
     const b = msg({ registrationId: "r2", seq: 9, answered: { "lref-a": addAnswered(addAnswered([], "mref-2"), "mref-3") } });
     const p = fold([a, b])!;
     expect(coverage(p.objectives["lref-a"]!.answered, 4)).toBe(0.75);
-    const r = predictedScores(p, [{ groupId: "g", objectives: [{ objectiveId: "lref-a" }, { objectiveId: "lref-b" }] }], { confidenceLevels: [50], objectiveScores: true, overall: true }, { nowMs: 0, graphId: "g", filter, globalDifficulty: 0 });
+    const r = predictedScores(
+      p,
+      [{ groupId: "g", objectives: [{ objectiveId: "lref-a" }, { objectiveId: "lref-b" }] }],
+      { confidenceLevels: [50], objectiveScores: true, overall: true },
+      { nowMs: 0, graphId: "g", filter, globalDifficulty: 0 },
+    );
     expect(r.group_scores[0]!.group_learning_objective_coverage).toBeCloseTo(0.375);
     expect(r.learning_objective_scores!.map((o) => o.learning_objective_coverage)).toEqual([0.75, 0]);
     expect(r.overall_learning_objective_coverage).toBeCloseTo(0.375);
@@ -150,7 +162,10 @@ describe("projection merge", () => {
   });
 
   it("a message split into parts merges like the whole message", () => {
-    const state = { global: { mu: 0.3, v: 0.2, n: 30, t: 5 }, objectives: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`lref-${i}`, { mu: i / 40, v: 0.1, n: i, t: 5 }])) };
+    const state = {
+      global: { mu: 0.3, v: 0.2, n: 30, t: 5 },
+      objectives: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`lref-${i}`, { mu: i / 40, v: 0.1, n: i, t: 5 }])),
+    };
     const answered = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`lref-${i}`, addAnswered([], `mref-${i}`)]));
     const meta = { accountId: "acc", graphId: "g", registrationId: "r", registrationCreatedAt: 1, seq: 7 };
     const parts = projectionMessages(state, meta, answered, { maxBytes: 600 });
@@ -166,7 +181,13 @@ describe("projection merge", () => {
     expect(() => parseProjectionMessage({ ...msg({}), seq: "x" })).toThrow();
     expect(() => parseProjectionMessage({ ...msg({}), objectives: { a: [0, -1, 0, 0] } })).toThrow();
     expect(() => parseProjectionMessage({ ...msg({}), answered: { a: [1.5] } })).toThrow();
-    expect(() => parseProjectionMessage(JSON.parse(`{"version":1,"accountId":"a","graphId":"g","registrationId":"r","registrationCreatedAt":1,"seq":1,"lastActivity":0,"objectives":{"__proto__":[0,0.1,1,0]}}`))).toThrow();
+    expect(() =>
+      parseProjectionMessage(
+        JSON.parse(
+          `{"version":1,"accountId":"a","graphId":"g","registrationId":"r","registrationCreatedAt":1,"seq":1,"lastActivity":0,"objectives":{"__proto__":[0,0.1,1,0]}}`,
+        ),
+      ),
+    ).toThrow();
     expect(parseProjectionMessage(JSON.parse(JSON.stringify(msg({ objectives: { a: [0, 0.1, 1, 0] } }))))).toBeTruthy();
   });
 });

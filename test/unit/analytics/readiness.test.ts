@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { summarizeActivity, type ActivityEvent } from "../../../src/analytics/active-time";
-import { readinessForecast, type ReadinessInput } from "../../../src/analytics/readiness";
-import { groupWatchFlags, watchFlags, type WatchInput } from "../../../src/analytics/watch";
+import { type ActivityEvent, summarizeActivity } from "../../../src/analytics/active-time";
+import { type ReadinessInput, readinessForecast } from "../../../src/analytics/readiness";
+import { groupWatchFlags, type WatchInput, watchFlags } from "../../../src/analytics/watch";
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0);
@@ -11,7 +11,14 @@ const steady: ActivityEvent[] = [];
 for (let d = 14; d >= 1; d -= 2) for (let i = 0; i < 6; i++) steady.push({ endMs: NOW - d * DAY + i * 60_000, graded: true });
 const activity = summarizeActivity(steady);
 
-const base: ReadinessInput = { nowMs: NOW, deadlineMs: NOW + 7 * DAY, complete: false, workRemaining: { expected: 12 }, assignedAtMs: NOW - 14 * DAY, activity };
+const base: ReadinessInput = {
+  nowMs: NOW,
+  deadlineMs: NOW + 7 * DAY,
+  complete: false,
+  workRemaining: { expected: 12 },
+  assignedAtMs: NOW - 14 * DAY,
+  activity,
+};
 
 describe("readiness forecast", () => {
   it("is monotone in the deadline", () => {
@@ -50,15 +57,30 @@ describe("readiness forecast", () => {
 });
 
 describe("learners to watch", () => {
-  const w: WatchInput = { registrationId: "r1", goalId: "g1", nowMs: NOW, status: "in_progress", progress: 0.5, eventsInScope: 10, lastActivityMs: NOW - DAY, assignedAtMs: NOW - 10 * DAY, deadlineMs: NOW + 10 * DAY };
+  const w: WatchInput = {
+    registrationId: "r1",
+    goalId: "g1",
+    nowMs: NOW,
+    status: "in_progress",
+    progress: 0.5,
+    eventsInScope: 10,
+    lastActivityMs: NOW - DAY,
+    assignedAtMs: NOW - 10 * DAY,
+    deadlineMs: NOW + 10 * DAY,
+  };
 
   it("not_started, inactive, behind_schedule with readable details; complete goals are never flagged", () => {
     expect(watchFlags(w)).toEqual([]);
-    expect(watchFlags({ ...w, eventsInScope: 0, status: "no_work" })[0]).toMatchObject({ group: "not_started", detail: "Has not worked on this goal yet (assigned 10 days ago)." });
+    expect(watchFlags({ ...w, eventsInScope: 0, status: "no_work" })[0]).toMatchObject({
+      group: "not_started",
+      detail: "Has not worked on this goal yet (assigned 10 days ago).",
+    });
     expect(watchFlags({ ...w, lastActivityMs: NOW - 9 * DAY })[0]).toMatchObject({ group: "inactive", detail: "No activity for 9 days (last on 2026-11-11)." });
     expect(watchFlags({ ...w, progress: 0.1 })[0]).toMatchObject({ group: "behind_schedule", detail: "Progress 10% with 50% of the time to 2026-11-30 gone." });
     const unlikely = readinessForecast({ ...base, workRemaining: { expected: 30 }, deadlineMs: NOW + DAY });
-    expect(watchFlags({ ...w, readiness: unlikely })[0]!.detail).toMatch(/^Unlikely to finish by 2026-11-30: \d+% chance at the current pace, about \d\.\d answers a day lately\.$/);
+    expect(watchFlags({ ...w, readiness: unlikely })[0]!.detail).toMatch(
+      /^Unlikely to finish by 2026-11-30: \d+% chance at the current pace, about \d\.\d answers a day lately\.$/,
+    );
     expect(watchFlags({ ...w, status: "complete", progress: 0, lastActivityMs: NOW - 30 * DAY })).toEqual([]);
   });
 

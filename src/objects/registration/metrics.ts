@@ -1,0 +1,113 @@
+import {
+  type ActivitySummary,
+  activityByDay,
+  expectedScoreValue,
+  type MetricContext,
+  objectivePools,
+  proficiencyValue,
+  readinessForecast,
+  stateProjection,
+  type WatchFlag,
+  watchFlags,
+} from "../../analytics";
+import type { GraphIndex } from "../../graphs/runtime-graph";
+import type { ItemEntry } from "../../model";
+import { SERVICE_PARAMS } from "../../model/service-params";
+import { type GoalStatus, goalStatus, type PreparedGoal } from "../../policy";
+import type { ModelState } from "./model-state-store";
+import type { MetricGoal } from "./rpc";
+
+/** The metric context of one registration: the model's filter and the graph's item pools. */
+export function metricContext(graph: GraphIndex, items: Record<string, ItemEntry>, nowMs: number): MetricContext {
+  return {
+    nowMs,
+    filter: SERVICE_PARAMS.filter,
+    globalDifficulty: SERVICE_PARAMS.globalDifficulty,
+    pool: objectivePools(graph, items, SERVICE_PARAMS.globalDifficulty),
+  };
+}
+
+const targetLabels = (goal: PreparedGoal) => goal.targetObjectives.map((k) => goal.labels[k] as string);
+
+export function proficiencyValues(state: ModelState, goals: PreparedGoal[], objectiveIds: string[], ctx: MetricContext) {
+  const projection = stateProjection(state.learner);
+  return [...goals.map((g) => proficiencyValue(projection, targetLabels(g), ctx)), ...objectiveIds.map((k) => proficiencyValue(projection, [k], ctx))];
+}
+
+export function expectedScoreValues(state: ModelState, goals: PreparedGoal[], ctx: MetricContext) {
+  const projection = stateProjection(state.learner);
+  return goals.map((g) => expectedScoreValue(projection, targetLabels(g), ctx));
+}
+
+/** Readiness needs the goal's status (the policy's work remaining and completion) and the deadline of its assignment. */
+export function readinessValues(state: ModelState, activity: ActivitySummary, goals: { prepared: PreparedGoal; request: MetricGoal }[], nowMs: number) {
+  return goals.map(({ prepared, request }) => {
+    if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
+    const status = goalStatus(prepared, state.learner, state.tutor, { nowMs });
+    const f = readinessForecast({
+      nowMs,
+      deadlineMs: request.deadlineMs,
+      complete: status.status === "complete",
+      workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
+      assignedAtMs: request.assignedAt,
+      activity,
+    });
+    return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
+  });
+}
+
+export function activeTimeValues(activity: ActivitySummary, firstDay: number, lastDay: number, utcOffsetMinutes: number) {
+  return activityByDay(activity, firstDay, lastDay, utcOffsetMinutes).map((d) => ({
+    active_time_ms: Math.round(d.active_time_ms),
+    time_spent_ms: Math.round(d.time_spent_ms),
+  }));
+}
+
+/** Per goal: whether the learner is stuck (the recommendation's rule), struggling on a target, and the other flags (src/analytics/watch.ts). */
+export interface WatchResult {
+  stuck: boolean;
+  struggling: boolean;
+  flags: WatchFlag[];
+}
+
+export function watchResults(
+  registrationId: string,
+  state: ModelState,
+  activity: ActivitySummary,
+  goals: { prepared: PreparedGoal; request: MetricGoal }[],
+  nowMs: number,
+): WatchResult[] {
+  return goals.map(({ prepared, request }) => {
+    const status: GoalStatus = goalStatus(prepared, state.learner, state.tutor, { nowMs });
+    let eventsInScope = 0;
+    for (const label of prepared.labels) {
+      const t = state.tutor.obj[label];
+      if (t) eventsInScope += t.n + t.u;
+    }
+    const readiness =
+      request.deadlineMs !== null && request.assignedAt !== null
+        ? readinessForecast({
+            nowMs,
+            deadlineMs: request.deadlineMs,
+            complete: status.status === "complete",
+            workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
+            assignedAtMs: request.assignedAt,
+            activity,
+          })
+        : undefined;
+    const flags = watchFlags({
+      registrationId,
+      goalId: request.spec.id,
+      nowMs,
+      status: status.status,
+      progress: status.progress,
+      eventsInScope,
+      lastActivityMs: activity.lastEndMs,
+      assignedAtMs: request.assignedAt ?? undefined,
+      deadlineMs: request.deadlineMs,
+      readiness,
+    });
+    const stuck = status.status === "struggling";
+    return { stuck, struggling: !stuck && status.targets.some((t) => t.status === "struggling"), flags };
+  });
+}

@@ -1,0 +1,56 @@
+import { and, eq, isNotNull, lte } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { deadLetters } from "../db/schema";
+import type { Env } from "../env";
+
+/** The queue a dead-letter queue collects for: `<queue>-dlq` -> `<queue>`. */
+export const DEAD_LETTER_SUFFIX = "-dlq";
+
+/**
+ * Consumer of the dead-letter queues: a message that exhausted its retries is recorded in D1
+ * (`dead_letters`, with the queue it was meant for) and logged, so it is noticed and can be replayed
+ * (`npm run --silent dead-letters -- replay`); never lost, never applied.
+ */
+export async function recordDeadLetters(batch: MessageBatch<unknown>, db: Db, nowMs = Date.now()): Promise<void> {
+  const queue = batch.queue.slice(0, -DEAD_LETTER_SUFFIX.length);
+  for (const m of batch.messages) {
+    console.error(JSON.stringify({ dead_letter: m.id, queue, attempts: m.attempts }));
+  }
+  const rows = batch.messages.map((m) => ({ id: m.id, queue, body: JSON.stringify(m.body), attempts: m.attempts, receivedAt: nowMs, replayRequestedAt: null }));
+  for (let i = 0; i < rows.length; i += 10) {
+    await db
+      .insert(deadLetters)
+      .values(rows.slice(i, i + 10))
+      .onConflictDoNothing();
+  }
+  batch.ackAll();
+}
+
+/** The producer binding of each queue whose dead letters may be replayed. */
+function producerOf(env: Env, queue: string): Queue<unknown> | undefined {
+  if (queue.startsWith("pathwise-projections")) return env.PROJECTIONS as Queue<unknown>;
+  if (queue.startsWith("pathwise-model-updates")) return env.MODEL_UPDATES as Queue<unknown>;
+  return undefined;
+}
+
+/**
+ * Scheduled (every minute): sends the dead letters an operator asked to replay back to their queue
+ * and deletes them. The consumers are idempotent, so a replay never applies anything twice.
+ */
+export async function replayDeadLetters(env: Env, db: Db, nowMs = Date.now()): Promise<number> {
+  const due = await db
+    .select()
+    .from(deadLetters)
+    .where(and(isNotNull(deadLetters.replayRequestedAt), lte(deadLetters.replayRequestedAt, nowMs)))
+    .limit(100)
+    .all();
+  let sent = 0;
+  for (const row of due) {
+    const producer = producerOf(env, row.queue);
+    if (!producer) continue;
+    await producer.send(JSON.parse(row.body));
+    await db.delete(deadLetters).where(eq(deadLetters.id, row.id));
+    sent++;
+  }
+  return sent;
+}

@@ -1,0 +1,72 @@
+import { and, eq, sql } from "drizzle-orm";
+import { type AccountGraphProjection, applyProjectionMessage, type ProjectionMessage, parseProjectionMessage } from "../analytics";
+import type { Db } from "../db/client";
+import { accountProjections } from "../db/schema";
+
+/**
+ * Consumer of the projections queue: merges each registration's projection messages into one D1 row
+ * per (account, graph) (src/analytics/projection.ts: the merge is a join, so at-least-once and
+ * out-of-order delivery give the same row). Bounded work per batch: one read of every row the batch
+ * touches, one D1 batch of compare-and-set writes. A row written concurrently (its revision moved)
+ * leaves its messages to be retried; a malformed message is retried and, after the configured
+ * retries, goes to the dead-letter queue.
+ */
+export async function consumeProjections(batch: MessageBatch<unknown>, db: Db, nowMs = Date.now()): Promise<void> {
+  const byRow = new Map<string, { accountId: string; graphId: string; messages: { message: Message<unknown>; body: ProjectionMessage }[] }>();
+  for (const message of batch.messages) {
+    let body: ProjectionMessage;
+    try {
+      body = parseProjectionMessage(message.body);
+    } catch (error) {
+      console.error(JSON.stringify({ queue: batch.queue, message: message.id, attempts: message.attempts, error: String(error) }));
+      message.retry();
+      continue;
+    }
+    const key = `${body.graphId} ${body.accountId}`;
+    let row = byRow.get(key);
+    if (!row) {
+      row = { accountId: body.accountId, graphId: body.graphId, messages: [] };
+      byRow.set(key, row);
+    }
+    row.messages.push({ message, body });
+  }
+  if (byRow.size === 0) return;
+
+  const keys = [...byRow.values()].map((r) => [r.graphId, r.accountId]);
+  const stored = await db
+    .select()
+    .from(accountProjections)
+    .where(sql`(${accountProjections.graphId}, ${accountProjections.accountId}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(${JSON.stringify(keys)}))`)
+    .all();
+  const current = new Map(stored.map((r) => [`${r.graphId} ${r.accountId}`, r]));
+
+  const rows = [...byRow.entries()];
+  const writes = rows.map(([key, row]) => {
+    const before = current.get(key);
+    let merged: AccountGraphProjection | undefined = before?.body;
+    for (const m of row.messages) merged = applyProjectionMessage(merged, m.body);
+    const body = merged as AccountGraphProjection;
+    if (!before) {
+      return db
+        .insert(accountProjections)
+        .values({ accountId: row.accountId, graphId: row.graphId, body, revision: 1, updatedAt: nowMs })
+        .onConflictDoNothing()
+        .returning({ accountId: accountProjections.accountId });
+    }
+    return db
+      .update(accountProjections)
+      .set({ body, revision: before.revision + 1, updatedAt: nowMs })
+      .where(
+        and(eq(accountProjections.graphId, row.graphId), eq(accountProjections.accountId, row.accountId), eq(accountProjections.revision, before.revision)),
+      )
+      .returning({ accountId: accountProjections.accountId });
+  });
+  const results = await db.batch(writes as [(typeof writes)[number], ...(typeof writes)[number][]]);
+  rows.forEach(([, row], i) => {
+    const written = (results[i] as unknown[]).length > 0;
+    for (const m of row.messages) {
+      if (written) m.message.ack();
+      else m.message.retry();
+    }
+  });
+}

@@ -1,0 +1,138 @@
+import { z } from "@hono/zod-openapi";
+import { uuid } from "./common";
+import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
+
+/** The four metrics decisions.md names for 4.8; each has a learning-instance table and a registration row. */
+export const METRICS = ["proficiency", "expected-score", "readiness-forecast", "active-time"] as const;
+export type MetricName = (typeof METRICS)[number];
+
+const GoalIds = z
+  .array(uuid)
+  .min(1)
+  .max(METRICS_GOALS_MAX, { message: `at most ${METRICS_GOALS_MAX} goal ids per request` });
+const ObjectiveIds = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^lref-\S+$/, { message: "must be a learning objective id (lref-...)" }),
+  )
+  .min(1)
+  .max(METRICS_OBJECTIVES_MAX, { message: `at most ${METRICS_OBJECTIVES_MAX} objective ids per request` });
+const DateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
+
+const Paging = {
+  registration_offset: z.number().int().min(0).default(0),
+  registrations_per_page: z
+    .number()
+    .int()
+    .min(1)
+    .max(METRICS_PAGE_MAX)
+    .default(METRICS_PAGE_MAX)
+    .openapi({ description: `Default and maximum ${METRICS_PAGE_MAX}.` }),
+};
+
+/** Request fields per metric (decisions.md "Clarifications": proficiency takes goal_ids and/or learning_objective_ids). */
+const METRIC_FIELDS = {
+  proficiency: { goal_ids: GoalIds.optional(), learning_objective_ids: ObjectiveIds.optional() },
+  "expected-score": { goal_ids: GoalIds },
+  "readiness-forecast": { goal_ids: GoalIds },
+  "active-time": {
+    start_date: DateOrDateTime,
+    end_date: DateOrDateTime.openapi({ description: "Inclusive; at most 7 days after start_date" }),
+    utc_offset_minutes: z
+      .number()
+      .int()
+      .min(-720)
+      .max(840)
+      .multipleOf(15)
+      .optional()
+      .openapi({ description: "The time zone whose calendar days are the columns, as minutes east of UTC (default 0: UTC days)." }),
+    goal_ids: GoalIds.optional().openapi({ description: "Rows: learners with one of these goals assigned (default: every learner)." }),
+  },
+} as const;
+
+const needsColumns = <T extends z.ZodType<{ goal_ids?: unknown; learning_objective_ids?: unknown }>>(body: T) =>
+  body.refine((b) => b.goal_ids !== undefined || b.learning_objective_ids !== undefined, {
+    message: "send goal_ids and/or learning_objective_ids",
+    path: ["goal_ids"],
+  });
+
+/** Request bodies per metric: the registration row's, and the instance table's with paging (at most 30 rows a page). */
+export const METRIC_BODIES = {
+  proficiency: {
+    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)),
+    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })),
+  },
+  "expected-score": { registration: z.object(METRIC_FIELDS["expected-score"]), instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }) },
+  "readiness-forecast": {
+    registration: z.object(METRIC_FIELDS["readiness-forecast"]),
+    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }),
+  },
+  "active-time": { registration: z.object(METRIC_FIELDS["active-time"]), instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }) },
+} as const;
+
+export const ProficiencyValueSchema = z
+  .object({
+    proficiency: z.number().min(0).max(1).openapi({ description: "Expected share of right answers on the objective's items" }),
+    lower: z.number().min(0).max(1),
+    upper: z.number().min(0).max(1).openapi({ description: "95% credible interval" }),
+    evidence: z.number().int().openapi({ description: "Graded answers the value rests on" }),
+  })
+  .openapi("ProficiencyValue");
+export const ExpectedScoreValueSchema = z
+  .object({
+    expected_score: z.number().min(0).max(1),
+    lower: z.number().min(0).max(1),
+    upper: z.number().min(0).max(1),
+    status: z.enum(["estimated", "insufficient_data"]),
+  })
+  .openapi("ExpectedScoreValue");
+export const ReadinessValueSchema = z
+  .object({
+    probability_ready_by_end: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .openapi({ description: "null when the goal has no deadline or the work remaining is unknown" }),
+    projected_completion: z.string().nullable(),
+  })
+  .openapi("ReadinessForecastValue");
+export const ActiveTimeValueSchema = z.object({ active_time_ms: z.number().int(), time_spent_ms: z.number().int() }).openapi("ActiveTimeValue");
+
+export const METRIC_VALUES = {
+  proficiency: ProficiencyValueSchema,
+  "expected-score": ExpectedScoreValueSchema,
+  "readiness-forecast": ReadinessValueSchema,
+  "active-time": ActiveTimeValueSchema,
+} as const;
+
+export const metricTable = <V extends z.ZodTypeAny>(value: V, paged: boolean) =>
+  z.object({
+    query: z.record(z.string(), z.unknown()).openapi({ description: "The request body echoed (defaults filled)." }),
+    column_headers: z.array(z.string()),
+    data: z.array(z.object({ registration_id: z.string().uuid(), values: z.array(value) })),
+    ...(paged ? { next: z.object({ registration_offset: z.number().int(), registrations_per_page: z.number().int() }).optional() } : {}),
+  });
+
+export const WatchBody = z.object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) }).openapi("LearnersToWatchRequest");
+export const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
+export const WatchResponse = z
+  .object({
+    groups: z.array(
+      z.object({
+        group: z.enum(WATCH_GROUP_NAMES),
+        goal_id: z.string().uuid(),
+        registration_ids: z.array(z.string().uuid()),
+        reason: z.string().openapi({ description: "Why these learners are in the group, for a teacher" }),
+      }),
+    ),
+  })
+  .openapi("LearnersToWatch");
+
+export type ProficiencyValue = z.infer<typeof ProficiencyValueSchema>;
+export type ExpectedScoreValue = z.infer<typeof ExpectedScoreValueSchema>;
+export type ReadinessValue = z.infer<typeof ReadinessValueSchema>;
+export type ActiveTimeValue = z.infer<typeof ActiveTimeValueSchema>;

@@ -1,0 +1,48 @@
+import { GROUP_REASONS, groupWatchFlags, type WatchFlag } from "../analytics";
+import type { Db } from "../db/client";
+import type { Env } from "../env";
+import type { GraphRef, MetricGoal } from "../objects/registration/rpc";
+import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
+import { goalDeadline } from "./goals";
+
+/** Registrations whose objects are asked at once (the class is read in chunks of this many). */
+const FAN_OUT = 50;
+const EVERY_LEARNER = 100_000;
+
+/**
+ * POST /v0/learning-instances/{id}/metrics/groups (learners to watch): every learner with one of the
+ * goals assigned, flagged by its registration's Durable Object (the same rules as status and progress
+ * and the recommendation's stuck), grouped per goal and group with a reason a teacher can read.
+ */
+export async function learnersToWatch(env: Env, db: Db, liId: string, graph: GraphRef, goalIds: string[]) {
+  const nowMs = Date.now();
+  const goals = await requestedGoals(db, liId, goalIds);
+  const ids = goals.map((g) => g.id);
+  const { ids: learners } = await learnerPage(db, liId, ids, 0, EVERY_LEARNER);
+  const assigned = await assignmentsOf(db, learners, ids);
+  const flags: Pick<WatchFlag, "registrationId" | "goalId" | "group">[] = [];
+  for (let i = 0; i < learners.length; i += FAN_OUT) {
+    const chunk = learners.slice(i, i + FAN_OUT);
+    const results = await Promise.all(
+      chunk.map(async (registrationId) => {
+        const mine: MetricGoal[] = goals.flatMap((g) => {
+          const assignedAt = assigned.get(registrationId)?.get(g.id);
+          if (assignedAt === undefined) return [];
+          const deadline = goalDeadline(g.body, assignedAt);
+          return [{ spec: goalSpecOf(g, graph.uuid, graph.version), assignedAt, deadlineMs: deadline ? deadline.getTime() : null }];
+        });
+        const watched = mine.length ? await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId)).watch(registrationId, mine, nowMs) : [];
+        return { registrationId, mine, watched };
+      }),
+    );
+    for (const { registrationId, mine, watched } of results) {
+      watched.forEach((w, j) => {
+        const goalId = (mine[j] as MetricGoal).spec.id;
+        if (w.stuck) flags.push({ registrationId, goalId, group: "stuck" });
+        if (w.struggling) flags.push({ registrationId, goalId, group: "struggling" });
+        for (const f of w.flags) flags.push(f);
+      });
+    }
+  }
+  return { groups: groupWatchFlags(ids, flags, GROUP_REASONS) };
+}

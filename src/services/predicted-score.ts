@@ -1,0 +1,70 @@
+import { and, eq, sql } from "drizzle-orm";
+import { objectivePools, predictedScores } from "../analytics";
+import type { Db } from "../db/client";
+import { accountProjections, accounts } from "../db/schema";
+import { ApiError, unprocessable } from "../http/errors";
+import { SERVICE_PARAMS } from "../model/service-params";
+import type { ErrorDetail } from "../schemas/common";
+import type { PredictedScoreRequest } from "../schemas/predicted-score";
+import { findGraph, loadRuntimeGraph } from "./graph-store";
+import { loadItemParams } from "./item-params";
+
+/**
+ * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
+ * projection in D1 (kept current by the projections queue, src/queues/projections.ts). A bounded
+ * number of D1 queries whatever the number of accounts: the graph (and its version, cached runtime
+ * form and item parameters), one query for the accounts, one for their projections.
+ */
+export async function predictedScoreFor(db: Db, partnerId: string, body: PredictedScoreRequest, nowMs = Date.now()) {
+  const graphRef = body.graph_ids[0] as string;
+  const graph = await findGraph(db, partnerId, graphRef);
+  if (!graph) throw unprocessable(`No graph '${graphRef}' for this partner.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
+  const index = await loadRuntimeGraph(db, graph.id);
+  if (!index) throw unprocessable(`Graph '${graphRef}' has no stored version.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
+
+  const unknown: ErrorDetail[] = [];
+  for (const [gi, g] of body.grouped_learning_objectives.entries()) {
+    for (const [oi, o] of g.learning_objectives.entries()) {
+      if (index.objectiveByLabel.has(o.learning_objective_id)) continue;
+      unknown.push({
+        path: `body.grouped_learning_objectives[${gi}].learning_objectives[${oi}].learning_objective_id`,
+        message: `'${o.learning_objective_id}' is not an objective of the graph`,
+      });
+    }
+  }
+  if (unknown.length) throw unprocessable("Unknown learning objective id(s); see details.", unknown);
+
+  const ids = [...new Set(body.account_ids.map((id) => id.toLowerCase()))];
+  const found = await db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.partnerId, partnerId), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
+    .all();
+  const known = new Set(found.map((a) => a.id));
+  const missing = body.account_ids.flatMap((id, i) => (known.has(id.toLowerCase()) ? [] : [{ path: `body.account_ids[${i}]`, message: `no account '${id}'` }]));
+  // Another partner's account is as missing as one that does not exist.
+  if (missing.length) throw new ApiError(404, "Account(s) not found; see details.", missing);
+
+  const rows = await db
+    .select({ accountId: accountProjections.accountId, body: accountProjections.body })
+    .from(accountProjections)
+    .where(and(eq(accountProjections.graphId, graph.id), sql`${accountProjections.accountId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
+    .all();
+  const projections = new Map(rows.map((r) => [r.accountId, r.body]));
+  const pool = objectivePools(index, await loadItemParams(db, index.graph.id, nowMs), SERVICE_PARAMS.globalDifficulty);
+
+  const groups = body.grouped_learning_objectives.map((g) => ({
+    groupId: g.group_id,
+    objectives: g.learning_objectives.map((o) => ({ objectiveId: o.learning_objective_id, weight: o.weight })),
+  }));
+  const options = {
+    confidenceLevels: body.confidence_levels,
+    coverageRequirement: body.learning_objective_coverage_requirement,
+    objectiveScores: body.get_learning_objective_scores,
+    overall: body.get_overall_score,
+  };
+  const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool };
+  const account_scores: Record<string, ReturnType<typeof predictedScores>> = {};
+  for (const id of ids) account_scores[id] = predictedScores(projections.get(id), groups, options, ctx);
+  return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
+}
