@@ -101,8 +101,8 @@ export class GoalAnalysis {
     if (b.n < 2) return false;
     const t = this.track(k);
     if (!t) return false;
-    // Two correct in a row on a clean record; three after any wrong answer (a guess streak is rarer).
-    const need = t.w === t.n ? 2 : POLICY.streakAfterGap;
+    // Two correct in a row; three while in a stuck episode (a guess streak must not end it).
+    const need = t.sk ? 3 : t.w === t.n ? 2 : POLICY.streakAfterGap;
     const mask = (1 << need) - 1;
     if (t.n < need || (t.o & mask) !== mask) return false;
     return b.z - this.qEst * b.sd >= this.zPre || t.zHi >= this.zPre;
@@ -166,9 +166,13 @@ export class GoalAnalysis {
     return t ? t.n - t.hiAt : 0;
   }
 
-  /** Wheel-spinning on k: stuckOpportunities opportunities without a new high of the belief, criterion not met. */
+  /**
+   * Wheel-spinning on k (Beck & Gong 2013): stuckOpportunities answers without a new high of the
+   * belief's lower bound and the criterion not met; the episode lasts until three correct answers in
+   * a row (a lucky answer does not end it).
+   */
   stuckOn(k: number): boolean {
-    return this.stall(k) >= POLICY.stuckOpportunities && !this.met(k);
+    return (this.track(k)?.sk ?? 0) === 1 && !this.met(k);
   }
 
   /** Walk from objective x down its in-scope prerequisites to the objective to work on now. */

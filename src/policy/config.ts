@@ -9,6 +9,7 @@ export interface PolicyConfig {
   streakAfterGap: number;
   weakMastery: number;
   stuckOpportunities: number;
+  stuckPaceFactor: number;
   trendMargin: number;
   reverifyAfter: number;
   instructionSpacing: number;
@@ -26,7 +27,7 @@ export const POLICY: PolicyConfig = {
    * P(correct) on an unseen average item of the objective is at least min_predicted_mastery is at
    * least this (i.e. the lower credible bound at this level clears the threshold).
    */
-  readyConfidence: 0.8,
+  readyConfidence: 0.75,
   /**
    * A prerequisite counts as established (no remediation needed) on weaker evidence: direct
    * evidence (one graded answer at least) and posterior probability at least this.
@@ -43,10 +44,12 @@ export const POLICY: PolicyConfig = {
    * objective since the belief last reached a new high, without meeting the mastery criterion.
    */
   stuckOpportunities: 10,
+  /** A learner who needs more attempts to learn gets a proportionally later stuck flag: threshold = max(stuckOpportunities, this × pace). */
+  stuckPaceFactor: 2.5,
   /** Margin (logit) by which the belief must exceed its previous best to count as an upward trend. */
   trendMargin: 0.05,
   /** After this many opportunities without a new high on an objective, prerequisites that are only established (not met) are checked again. */
-  reverifyAfter: 4,
+  reverifyAfter: 3,
   /** An instructional atom is offered again only after this many graded opportunities on the objective since the last one. */
   instructionSpacing: 1,
   /** Items remembered as recently answered (never recommended first again while remembered). */

@@ -6,6 +6,7 @@ import type { LearnerState } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { GoalAnalysis, type TargetWork } from "./analyze";
 import { POLICY } from "./config";
+import { learnerPace } from "./tutor-state";
 import type { PolicyOptions } from "./recommend";
 import type { GoalStatus, GoalStatusValue, PreparedGoal, TargetStatus, TargetStatusValue, TutorState } from "./types";
 
@@ -62,11 +63,6 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Expected wrong answers before an unknown objective is learned, for this learner (prior blended with the learner's own record). */
-export function learningEstimate(tutor: TutorState): number {
-  const w = POLICY.learnOpportunitiesPriorWeight;
-  return (POLICY.learnOpportunitiesPrior * w + tutor.learnedFails) / (w + tutor.learned);
-}
 
 /**
  * work_remaining: expected further assessing items until the criteria are met, capped at 30; -1
@@ -80,7 +76,7 @@ export function estimateWork(a: GoalAnalysis, open: readonly TargetWork[], evide
   if (!evidence) return -1;
   if (!open.length) return a.complete() ? 0 : -1;
   const cap = POLICY.maxWorkRemaining;
-  const L = learningEstimate(a.tutor);
+  const L = learnerPace(a.tutor);
   const seen = new Set<number>();
   let total = 0;
   let assessable = true;
