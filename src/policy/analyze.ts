@@ -82,11 +82,25 @@ export class GoalAnalysis {
     return 1 / (1 + Math.exp(-this.lower(k)));
   }
 
-  /** The completion criterion on one objective (see docs/recommendation.md "Predicted mastery"). */
+  /**
+   * The completion criterion on one objective (docs/recommendation.md "Predicted mastery"): the
+   * lower credible bound (readyConfidence) of predicted mastery clears min_predicted_mastery, and the
+   * learner's own last POLICY.metStreak answers on it are correct (so a target is never declared on
+   * the strength of the global ability alone), with at least min_work_per_target answers on a target.
+   */
   met(k: number): boolean {
     const b = this.belief(k);
-    const minWork = this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
-    return b.n >= minWork && this.lower(k) >= this.zStar;
+    const minWork = this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : POLICY.metStreak;
+    return b.n >= minWork && this.streak(k) >= POLICY.metStreak && this.lower(k) >= this.zStar;
+  }
+
+  /** Correct answers in a row at the end of k's record (at most 16). */
+  streak(k: number): number {
+    const t = this.track(k);
+    if (!t) return 0;
+    let s = 0;
+    while (s < Math.min(t.n, 16) && (t.o >> s) & 1) s++;
+    return s;
   }
 
   /**
@@ -396,11 +410,13 @@ export class GoalAnalysis {
       itemCount: 0,
     };
     const q = criterion === "met" ? this.qReady : this.qEst;
-    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
+    const bar = criterion === "met" ? this.zStar : this.zPre;
+    const streakNeeded = (criterion === "met" ? POLICY.metStreak : 2) - this.streak(k);
+    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : 1;
     for (let i = 1; i <= cap; i++) {
       applyGraded(mini, this.params, undefined, { itemKey: `${FRESH_ITEM}#${i}`, objectives: [label], correct: true, timeMs: this.nowMs });
       const b = belief(mini, this.params, label, this.nowMs);
-      if (b.n >= minN && b.z - q * b.sd >= this.zStar) return i;
+      if (i >= streakNeeded && b.n >= minN && b.z - q * b.sd >= bar) return i;
     }
     return cap;
   }

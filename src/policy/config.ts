@@ -4,6 +4,7 @@
  */
 export interface PolicyConfig {
   readyConfidence: number;
+  metStreak: number;
   establishedConfidence: number;
   prerequisiteMargin: number;
   streakAfterGap: number;
@@ -28,6 +29,8 @@ export const POLICY: PolicyConfig = {
    * least this (i.e. the lower credible bound at this level clears the threshold).
    */
   readyConfidence: 0.75,
+  /** The learner's own last answers on an objective that must be correct for it to be met (ASSISTments' three in a row). */
+  metStreak: 3,
   /**
    * A prerequisite counts as established (no remediation needed) on weaker evidence: direct
    * evidence (one graded answer at least) and posterior probability at least this.
