@@ -10,7 +10,7 @@ import { belief, FRESH_ITEM, type Belief } from "./belief";
 import { POLICY } from "./config";
 import type { ObjectiveTrack, PreparedGoal, TutorState } from "./types";
 
-export type StepReason = "target" | "weak" | "check" | "reverify";
+export type StepReason = "target" | "gap" | "check" | "reverify";
 
 export interface PathStep {
   objective: number;
@@ -215,7 +215,7 @@ export class GoalAnalysis {
     let out: PathStep[] | undefined;
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
-    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
+    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "gap" : "check");
     else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
