@@ -41,17 +41,19 @@ interface Sensitivity {
   fl: number;
 }
 
-const sensitivities = new WeakMap<ModelParams, Sensitivity>();
+// Keyed by the dense weight array: the service hands the model per-event copies of SERVICE_PARAMS
+// ({ ...SERVICE_PARAMS, items }) that share it.
+const sensitivities = new WeakMap<readonly number[], Sensitivity>();
 
 function sensitivity(params: ModelParams): Sensitivity {
-  let s = sensitivities.get(params);
+  let s = sensitivities.get(params.dense);
   if (!s) {
     const w = (name: string) => {
       const i = params.featureNames.indexOf(name);
       return i < 0 ? 0 : (params.dense[i] ?? 0);
     };
     s = { ag: w("abilityGlobal"), ao: w("abilityObjective"), fl: w("filterLogit") };
-    sensitivities.set(params, s);
+    sensitivities.set(params.dense, s);
   }
   return s;
 }
