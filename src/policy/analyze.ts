@@ -383,7 +383,7 @@ export class GoalAnalysis {
     const z0 = startLowerLogit(this.params);
     const span = this.zStar - z0;
     let p = span > 0 ? (this.lower(k) - z0) / span : 0;
-    const minWork = Math.max(1, this.goal.minWorkPerTarget);
+    const minWork = Math.max(POLICY.metStreak, this.goal.minWorkPerTarget);
     p = Math.min(p, this.belief(k).n / minWork);
     return Math.max(0, Math.min(0.99, p));
   }
