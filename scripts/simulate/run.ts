@@ -13,9 +13,9 @@ export interface WorldResult {
   summary: Summary;
 }
 
-/** Cap on steps per student: generous against the scope size (B needs ≥ 3 per objective). */
+/** Cap on steps per student: generous against the scope size (B needs ≥ 3 per objective; slow learners on deep scopes need many more). */
 export function stepCap(world: World): number {
-  return Math.max(200, 12 * world.scope.length);
+  return Math.max(300, 20 * world.scope.length);
 }
 
 export async function runWorld(world: World, factory: TutorFactory, options: { concurrency?: number } = {}): Promise<WorldResult> {

@@ -10,7 +10,7 @@ import { type Belief, belief, FRESH_ITEM } from "./belief";
 import { POLICY } from "./config";
 import type { ObjectiveTrack, PreparedGoal, TutorState } from "./types";
 
-export type StepReason = "target" | "weak" | "check" | "reverify";
+export type StepReason = "target" | "gap" | "check" | "reverify";
 
 export interface PathStep {
   objective: number;
@@ -82,11 +82,25 @@ export class GoalAnalysis {
     return 1 / (1 + Math.exp(-this.lower(k)));
   }
 
-  /** The completion criterion on one objective (see docs/recommendation.md "Predicted mastery"). */
+  /**
+   * The completion criterion on one objective (docs/recommendation.md "Predicted mastery"): the
+   * lower credible bound (readyConfidence) of predicted mastery clears min_predicted_mastery, and the
+   * learner's own last POLICY.metStreak answers on it are correct (so a target is never declared on
+   * the strength of the global ability alone), with at least min_work_per_target answers on a target.
+   */
   met(k: number): boolean {
     const b = this.belief(k);
-    const minWork = this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
-    return b.n >= minWork && this.lower(k) >= this.zStar;
+    const minWork = this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : POLICY.metStreak;
+    return b.n >= minWork && this.streak(k) >= POLICY.metStreak && this.lower(k) >= this.zStar;
+  }
+
+  /** Correct answers in a row at the end of k's record (at most 16). */
+  streak(k: number): number {
+    const t = this.track(k);
+    if (!t) return 0;
+    let s = 0;
+    while (s < Math.min(t.n, 16) && (t.o >> s) & 1) s++;
+    return s;
   }
 
   /**
@@ -101,8 +115,8 @@ export class GoalAnalysis {
     if (b.n < 2) return false;
     const t = this.track(k);
     if (!t) return false;
-    // Two correct in a row on a clean record; three after any wrong answer (a guess streak is rarer).
-    const need = t.w === t.n ? 2 : POLICY.streakAfterGap;
+    // Two correct in a row; three while in a stuck episode (a guess streak must not end it).
+    const need = t.sk ? 3 : t.w === t.n ? 2 : POLICY.streakAfterGap;
     const mask = (1 << need) - 1;
     if (t.n < need || (t.o & mask) !== mask) return false;
     return b.z - this.qEst * b.sd >= this.zPre || t.zHi >= this.zPre;
@@ -176,9 +190,13 @@ export class GoalAnalysis {
     return t ? t.n - t.hiAt : 0;
   }
 
-  /** Wheel-spinning on k: stuckOpportunities opportunities without a new high of the belief, criterion not met. */
+  /**
+   * Wheel-spinning on k (Beck & Gong 2013): stuckOpportunities answers without a new high of the
+   * belief's lower bound and the criterion not met; the episode lasts until three correct answers in
+   * a row (a lucky answer does not end it).
+   */
   stuckOn(k: number): boolean {
-    return this.stall(k) >= POLICY.stuckOpportunities && !this.met(k);
+    return (this.track(k)?.sk ?? 0) === 1 && !this.met(k);
   }
 
   /** Walk from objective x down its in-scope prerequisites to the objective to work on now. */
@@ -207,9 +225,14 @@ export class GoalAnalysis {
     let out: PathStep[] | undefined;
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
+<<<<<<< HEAD
     if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
     else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x))))
       out = this.descend(this.probe(pending[0] as number), "check");
+=======
+    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "gap" : "check");
+    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
+>>>>>>> policy
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
       // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures
@@ -376,7 +399,7 @@ export class GoalAnalysis {
     const z0 = startLowerLogit(this.params);
     const span = this.zStar - z0;
     let p = span > 0 ? (this.lower(k) - z0) / span : 0;
-    const minWork = Math.max(1, this.goal.minWorkPerTarget);
+    const minWork = Math.max(POLICY.metStreak, this.goal.minWorkPerTarget);
     p = Math.min(p, this.belief(k).n / minWork);
     return Math.max(0, Math.min(0.99, p));
   }
@@ -403,11 +426,13 @@ export class GoalAnalysis {
       itemCount: 0,
     };
     const q = criterion === "met" ? this.qReady : this.qEst;
-    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(1, this.goal.minWorkPerTarget) : 1;
+    const bar = criterion === "met" ? this.zStar : this.zPre;
+    const streakNeeded = (criterion === "met" ? POLICY.metStreak : 2) - this.streak(k);
+    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : 1;
     for (let i = 1; i <= cap; i++) {
       applyGraded(mini, this.params, undefined, { itemKey: `${FRESH_ITEM}#${i}`, objectives: [label], correct: true, timeMs: this.nowMs });
       const b = belief(mini, this.params, label, this.nowMs);
-      if (b.n >= minN && b.z - q * b.sd >= this.zStar) return i;
+      if (i >= streakNeeded && b.n >= minN && b.z - q * b.sd >= bar) return i;
     }
     return cap;
   }

@@ -41,17 +41,19 @@ interface Sensitivity {
   fl: number;
 }
 
-const sensitivities = new WeakMap<ModelParams, Sensitivity>();
+// Keyed by the dense weight array: the service hands the model per-event copies of SERVICE_PARAMS
+// ({ ...SERVICE_PARAMS, items }) that share it.
+const sensitivities = new WeakMap<readonly number[], Sensitivity>();
 
 function sensitivity(params: ModelParams): Sensitivity {
-  let s = sensitivities.get(params);
+  let s = sensitivities.get(params.dense);
   if (!s) {
     const w = (name: string) => {
       const i = params.featureNames.indexOf(name);
       return i < 0 ? 0 : (params.dense[i] ?? 0);
     };
     s = { ag: w("abilityGlobal"), ao: w("abilityObjective"), fl: w("filterLogit") };
-    sensitivities.set(params, s);
+    sensitivities.set(params.dense, s);
   }
   return s;
 }
@@ -79,17 +81,4 @@ export function belief(state: LearnerState, params: ModelParams, objective: stri
 /** Lower credible bound of the predicted-mastery logit at `confidence` (e.g. 0.8). */
 export function lowerLogit(b: Belief, confidence: number): number {
   return b.z - normalQuantile(confidence) * b.sd;
-}
-
-/** Posterior probability that the learner's predicted mastery is at least `m`. */
-export function probabilityAtLeast(b: Belief, m: number): number {
-  const zm = Math.log(m / (1 - m));
-  return normalCdf((b.z - zm) / Math.max(1e-9, b.sd));
-}
-
-export function normalCdf(x: number): number {
-  // Abramowitz-Stegun 7.1.26 via erf
-  const t = 1 / (1 + 0.3275911 * Math.abs(x / Math.SQRT2));
-  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(x * x) / 2);
-  return x >= 0 ? (1 + y) / 2 : (1 - y) / 2;
 }

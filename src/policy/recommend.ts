@@ -96,7 +96,8 @@ function pickFor(a: GoalAnalysis, work: TargetWork, stuck: boolean): Pick | unde
   const justAnswered = a.tutor.recent[0];
   const prereqsReady = (g.prereqs[k] ?? []).every((p) => a.implied(p));
   const instr = (g.instruct[k] ?? []).filter((m) => m !== justAnswered);
-  const freshInstr = instr.filter((m) => !recent.has(m));
+  // Instruction may be repeated (alternating with assessment) as long as it is not the item just done.
+  const freshInstr = instr;
   const assessing = rankAssessments(a, k, "focused_practice");
 
   // Instruction where the belief says it helps: a new objective of an introduce goal, or a shown gap

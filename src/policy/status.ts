@@ -6,6 +6,7 @@ import type { LearnerState } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { GoalAnalysis, type TargetWork } from "./analyze";
 import { POLICY } from "./config";
+import { learnerPace } from "./tutor-state";
 import type { PolicyOptions } from "./recommend";
 import type { GoalStatus, GoalStatusValue, PreparedGoal, TargetStatus, TargetStatusValue, TutorState } from "./types";
 
@@ -62,11 +63,6 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Expected wrong answers before an unknown objective is learned, for this learner (prior blended with the learner's own record). */
-export function learningEstimate(tutor: TutorState): number {
-  const w = POLICY.learnOpportunitiesPriorWeight;
-  return (POLICY.learnOpportunitiesPrior * w + tutor.learnedFails) / (w + tutor.learned);
-}
 
 /**
  * work_remaining: expected further assessing items until the criteria are met, capped at 30; -1
@@ -74,13 +70,13 @@ export function learningEstimate(tutor: TutorState): number {
  * paths and the prerequisites of path objectives not yet established) of: the consecutive correct
  * answers the model needs to reach the criterion (run forward), divided by the expected success
  * rate once known, plus, weighted by how likely the objective is still unknown, the learner's
- * expected learning time.
+ * expected learning time (its pace).
  */
 export function estimateWork(a: GoalAnalysis, open: readonly TargetWork[], evidence: boolean): number {
   if (!evidence) return -1;
   if (!open.length) return a.complete() ? 0 : -1;
   const cap = POLICY.maxWorkRemaining;
-  const L = learningEstimate(a.tutor);
+  const L = learnerPace(a.tutor);
   const seen = new Set<number>();
   let total = 0;
   let assessable = true;
@@ -94,13 +90,26 @@ export function estimateWork(a: GoalAnalysis, open: readonly TargetWork[], evide
     }
     if (criterion === "met" ? a.met(k) : a.established(k)) return;
     const demo = a.demonstrationsNeeded(k, criterion);
-    total += demo / 0.9 + unknownness(a, k) * L;
+    // An introduce goal's targets are new material: unknown until the learner answers them.
+    const u = a.goal.behavior === "introduce" && a.goal.isTarget[k] && a.belief(k).n === 0 ? 1 : unknownness(a, k);
+    total += demo / 0.9 + u * L;
+  };
+  // The prerequisites not yet implied are checked: one level below the path in practice and review
+  // goals (deeper only after failures), every level in introduce goals (a new objective's
+  // prerequisites are all checked first).
+  const deep = a.goal.behavior === "introduce";
+  const addPending = (k: number) => {
+    for (const p of a.goal.prereqs[k] ?? []) {
+      if (total >= cap || seen.has(p) || a.implied(p)) continue;
+      add(p, "established");
+      if (deep) addPending(p);
+    }
   };
   for (const w of open) {
     for (let i = w.path.length - 1; i >= 0; i--) {
       const k = (w.path[i] as { objective: number }).objective;
       add(k, a.goal.isTarget[k] ? "met" : "established");
-      for (const p of a.goal.prereqs[k] ?? []) if (!a.implied(p)) add(p, "established");
+      addPending(k);
     }
   }
   if (!assessable) return -1;

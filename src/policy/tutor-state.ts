@@ -12,15 +12,13 @@ import type { ObjectiveTrack, TutorState } from "./types";
 
 const RECENT = 5;
 const OUTCOME_BITS = 0xffff;
-/** Mastery criterion used for the learner's own learning-speed statistics (the default goal criterion). */
-const SPEED_MASTERY_LOGIT = Math.log(0.8 / 0.2);
 
 export function initialTutorState(): TutorState {
   return { version: 1, seq: 0, recent: [], lastObjectives: [], lastOutcome: -1, learned: 0, learnedFails: 0, obj: {} };
 }
 
 function newTrack(): ObjectiveTrack {
-  return { n: 0, w: 0, u: 0, uAt: -1, f: 0, o: 0, hi: 0, hiAt: 0, rvSeq: 0, zHi: -Infinity, mAt: 0, last: 0 };
+  return { n: 0, w: 0, u: 0, uAt: -1, f: 0, o: 0, hi: 0, hiAt: 0, rvSeq: 0, sk: 0, zHi: -Infinity, ls: 0, last: 0 };
 }
 
 /**
@@ -85,10 +83,12 @@ export function updateTutorState(
       const run = t.n - t.hiAt;
       if (run === POLICY.reverifyAfter || run % POLICY.stuckOpportunities === 0) t.rvSeq = tutor.seq;
     }
-    if (t.mAt === 0 && lo >= SPEED_MASTERY_LOGIT) {
-      t.mAt = t.n;
-      if (t.w < t.n) {
-        // It needed learning (some answer was wrong): a sample of this learner's learning time.
+    if (t.n - t.hiAt >= stuckThreshold(tutor)) t.sk = 1;
+    if ((t.o & 7) === 7) {
+      t.sk = 0;
+      if (t.ls === 0 && t.w < t.n) {
+        // Learned after wrong answers (three correct in a row now): a sample of this learner's pace.
+        t.ls = 1;
         tutor.learned += 1;
         tutor.learnedFails += t.n - t.w;
       }
@@ -98,6 +98,25 @@ export function updateTutorState(
   tutor.lastObjectives = objs;
   tutor.lastOutcome = graded ? y : -1;
   return tutor;
+}
+
+/**
+ * Expected wrong answers before this learner learns an unknown objective: the prior
+ * (learnOpportunitiesPrior, weight learnOpportunitiesPriorWeight objectives) blended with the
+ * learner's own record (objectives that went from wrong answers to three correct in a row).
+ */
+export function learnerPace(tutor: TutorState): number {
+  const w = POLICY.learnOpportunitiesPriorWeight;
+  return (POLICY.learnOpportunitiesPrior * w + tutor.learnedFails) / (w + tutor.learned);
+}
+
+/**
+ * Answers without a new high of the belief after which an objective is stuck: stuckOpportunities
+ * (Beck & Gong's 10) for a learner of typical pace, more for a learner who needs more attempts to
+ * learn (stuckPaceFactor × pace).
+ */
+export function stuckThreshold(tutor: TutorState): number {
+  return Math.max(POLICY.stuckOpportunities, Math.ceil(POLICY.stuckPaceFactor * learnerPace(tutor)));
 }
 
 function uniq(objs: readonly string[]): string[] {

@@ -106,10 +106,15 @@ export interface ObjectiveTrack {
   hiAt: number;
   /** tutor sequence number of the last re-check point (reverifyAfter answers without a new high, then every stuckOpportunities) */
   rvSeq: number;
+  /**
+   * 1 while the objective is in a stuck episode: entered after POLICY.stuckOpportunities answers
+   * without a new high, left after three correct answers in a row
+   */
+  sk: number;
   /** the highest predicted-mastery logit (median) reached so far */
   zHi: number;
-  /** opportunity count (n) at which the objective first met the default mastery criterion, 0 = never */
-  mAt: number;
+  /** 1 once the objective was learned after wrong answers (counted in the learner's pace) */
+  ls: number;
   /** tutor sequence number of the last event on the objective */
   last: number;
 }
