@@ -12,13 +12,13 @@
 // Reported: median and p95 ms per call, and how many objectives the analysis evaluated (the lazy walk).
 import { parseArgs } from "node:util";
 import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
-import { resolveGoalScope, type RemediationDepth } from "../src/graphs/resolve-goal-scope";
-import { indexGraph, type GraphIndex } from "../src/graphs/runtime-graph";
+import { type RemediationDepth, resolveGoalScope } from "../src/graphs/resolve-goal-scope";
+import { type GraphIndex, indexGraph } from "../src/graphs/runtime-graph";
 import { initialLearnerState } from "../src/model";
 import { mulberry32 } from "../src/model/math";
 import { SERVICE_PARAMS } from "../src/model/service-params";
-import { modelGraphFor } from "../src/objects/model-graph";
-import { applyTutoredEvent, GoalAnalysis, goalStatusWith, initialTutorState, prepareGoal, recommendWith, type PreparedGoal } from "../src/policy";
+import { applyTutoredEvent, GoalAnalysis, goalStatusWith, initialTutorState, type PreparedGoal, prepareGoal, recommendWith } from "../src/policy";
+import { modelGraphFor } from "../src/policy/model-graph";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "200" }, events: { type: "string", default: "300" } } });
@@ -31,7 +31,11 @@ const f = (x: number) => x.toFixed(3);
 function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGoal; ms: number; scope: number } {
   const g = index.graph;
   const targets = g.objectives.slice(-3);
-  const body = { adaptive_behavior: "practice" as const, targets: { include: targets, completion_behavior: "all" as const }, completion_criteria: { min_predicted_mastery: 0.8 } };
+  const body = {
+    adaptive_behavior: "practice" as const,
+    targets: { include: targets, completion_behavior: "all" as const },
+    completion_criteria: { min_predicted_mastery: 0.8 },
+  };
   const t0 = performance.now();
   const r = resolveGoalScope(index, { targets: targets.map((id, i) => ({ id, path: `t${i}` })), remediationDepth: depth, include: [], exclude: [] });
   if (!r.ok) throw new Error("scope");
@@ -45,7 +49,9 @@ function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGo
   return { goal, ms: performance.now() - t1 + 0 * (t1 - t0), scope: labels.scopeObjectives.length };
 }
 
-console.log(`| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | objectives evaluated per request |`);
+console.log(
+  `| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | objectives evaluated per request |`,
+);
 console.log(`|---|---|---|---|---|---|---|---|---|`);
 /** The synthetic graph, or a "chain" variant where every objective's prerequisites are among the 3 before it (the last objectives then have every other objective as an ancestor). */
 function document(n: number, chain: boolean) {
@@ -60,45 +66,50 @@ function document(n: number, chain: boolean) {
 }
 
 for (const n of [50, 500, 2000]) {
- for (const chain of [false, true]) {
-  let u = 0;
-  const index = indexGraph(buildRuntimeGraph(document(n, chain), { id: `bench-${n}`, version: 1, newUuid: () => `00000000-0000-4000-8000-${(u++).toString(16).padStart(12, "0")}` }));
-  const prereqGraph = modelGraphFor(index);
-  for (const depth of (chain ? ["maximum"] : ["one", "maximum"]) as RemediationDepth[]) {
-    const { goal, ms: prepareMs, scope } = compile(index, depth);
-    const state = initialLearnerState(SERVICE_PARAMS);
-    const tutor = initialTutorState();
-    const rnd = mulberry32(7);
-    const eventMs: number[] = [];
-    let t = Date.UTC(2026, 0, 5);
-    for (let e = 0; e < EVENTS; e++) {
-      const rec = recommendWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t), true);
-      const m = rec.module_ids[0] ?? goal.assess[goal.targetObjectives[0] as number]?.[0];
-      if (!m) break;
-      const mod = index.graph.modules[index.moduleByLabel.get(m) as number]!;
-      const objectives = mod.objectives.map((o) => index.graph.objectives[o] as string);
-      t += 30_000;
-      const ev = mod.type === "instructional" ? { kind: "ungraded" as const, itemKey: m, objectives, timeMs: t } : { kind: "graded" as const, itemKey: m, objectives, correct: rnd() < 0.6, timeMs: t };
-      const t0 = performance.now();
-      applyTutoredEvent(state, tutor, SERVICE_PARAMS, prereqGraph, ev);
-      eventMs.push(performance.now() - t0);
-    }
-    const recMs: number[] = [];
-    const statMs: number[] = [];
-    let evaluated = 0;
-    for (let c = 0; c < CALLS; c++) {
-      const t0 = performance.now();
-      const a = new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t);
-      recommendWith(a, false);
-      recMs.push(performance.now() - t0);
-      evaluated = (a as unknown as { beliefs: Map<number, unknown> }).beliefs.size;
-      const t1 = performance.now();
-      goalStatusWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t));
-      statMs.push(performance.now() - t1);
-    }
-    console.log(
-      `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${evaluated} |`,
+  for (const chain of [false, true]) {
+    let u = 0;
+    const index = indexGraph(
+      buildRuntimeGraph(document(n, chain), { id: `bench-${n}`, version: 1, newUuid: () => `00000000-0000-4000-8000-${(u++).toString(16).padStart(12, "0")}` }),
     );
+    const prereqGraph = modelGraphFor(index);
+    for (const depth of (chain ? ["maximum"] : ["one", "maximum"]) as RemediationDepth[]) {
+      const { goal, ms: prepareMs, scope } = compile(index, depth);
+      const state = initialLearnerState(SERVICE_PARAMS);
+      const tutor = initialTutorState();
+      const rnd = mulberry32(7);
+      const eventMs: number[] = [];
+      let t = Date.UTC(2026, 0, 5);
+      for (let e = 0; e < EVENTS; e++) {
+        const rec = recommendWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t), true);
+        const m = rec.module_ids[0] ?? goal.assess[goal.targetObjectives[0] as number]?.[0];
+        if (!m) break;
+        const mod = index.graph.modules[index.moduleByLabel.get(m) as number]!;
+        const objectives = mod.objectives.map((o) => index.graph.objectives[o] as string);
+        t += 30_000;
+        const ev =
+          mod.type === "instructional"
+            ? { kind: "ungraded" as const, itemKey: m, objectives, timeMs: t }
+            : { kind: "graded" as const, itemKey: m, objectives, correct: rnd() < 0.6, timeMs: t };
+        const t0 = performance.now();
+        applyTutoredEvent(state, tutor, SERVICE_PARAMS, prereqGraph, ev);
+        eventMs.push(performance.now() - t0);
+      }
+      const recMs: number[] = [];
+      const statMs: number[] = [];
+      let evaluated = 0;
+      for (let c = 0; c < CALLS; c++) {
+        const t0 = performance.now();
+        const a = new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t);
+        recommendWith(a, false);
+        recMs.push(performance.now() - t0);
+        evaluated = (a as unknown as { beliefs: Map<number, unknown> }).beliefs.size;
+        const t1 = performance.now();
+        goalStatusWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t));
+        statMs.push(performance.now() - t1);
+      }
+      console.log(
+        `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${evaluated} |`,
+      );
+    }
   }
- }
 }

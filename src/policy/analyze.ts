@@ -225,14 +225,9 @@ export class GoalAnalysis {
     let out: PathStep[] | undefined;
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
-<<<<<<< HEAD
-    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "weak" : "check");
+    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "gap" : "check");
     else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x))))
       out = this.descend(this.probe(pending[0] as number), "check");
-=======
-    if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "gap" : "check");
-    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) out = this.descend(this.probe(pending[0] as number), "check");
->>>>>>> policy
     if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
       const since = this.track(x)?.rvSeq ?? 0;
       // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures

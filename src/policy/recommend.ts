@@ -92,7 +92,7 @@ function pickFor(a: GoalAnalysis, work: TargetWork, stuck: boolean): Pick | unde
   const k = last.objective;
   const b = a.belief(k);
   const t = a.track(k);
-  const recent = new Set(a.tutor.recent.slice(0, POLICY.recentItems));
+  const _recent = new Set(a.tutor.recent.slice(0, POLICY.recentItems));
   const justAnswered = a.tutor.recent[0];
   const prereqsReady = (g.prereqs[k] ?? []).every((p) => a.implied(p));
   const instr = (g.instruct[k] ?? []).filter((m) => m !== justAnswered);

@@ -6,8 +6,8 @@ import type { LearnerState } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { GoalAnalysis, type TargetWork } from "./analyze";
 import { POLICY } from "./config";
-import { learnerPace } from "./tutor-state";
 import type { PolicyOptions } from "./recommend";
+import { learnerPace } from "./tutor-state";
 import type { GoalStatus, GoalStatusValue, PreparedGoal, TargetStatus, TargetStatusValue, TutorState } from "./types";
 
 export function goalStatus(goal: PreparedGoal, state: LearnerState, tutor: TutorState, options: PolicyOptions = {}): GoalStatus {
@@ -62,7 +62,6 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
 
 /**
  * work_remaining: expected further assessing items until the criteria are met, capped at 30; -1

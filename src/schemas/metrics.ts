@@ -131,8 +131,3 @@ export const WatchResponse = z
     ),
   })
   .openapi("LearnersToWatch");
-
-export type ProficiencyValue = z.infer<typeof ProficiencyValueSchema>;
-export type ExpectedScoreValue = z.infer<typeof ExpectedScoreValueSchema>;
-export type ReadinessValue = z.infer<typeof ReadinessValueSchema>;
-export type ActiveTimeValue = z.infer<typeof ActiveTimeValueSchema>;

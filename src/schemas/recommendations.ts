@@ -56,4 +56,3 @@ export const RecommendationSchema = z
   .openapi("Recommendation");
 
 export type RecommendationView = z.infer<typeof RecommendationSchema>;
-export type Intent = (typeof INTENTS)[number];

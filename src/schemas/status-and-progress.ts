@@ -65,4 +65,3 @@ export const RegistrationStatusTableSchema = z
   .openapi("RegistrationStatusAndProgressTable");
 
 export type StatusAndProgress = z.infer<typeof StatusAndProgressSchema>;
-export type GoalStatus = (typeof GOAL_STATUSES)[number];

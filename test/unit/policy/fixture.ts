@@ -1,12 +1,12 @@
 /** A small graph and goal for the policy tests (pure; plain Node). */
 import { buildRuntimeGraph } from "../../../src/graphs/build-runtime-graph";
 import type { GraphDocument } from "../../../src/graphs/graph-document";
-import { resolveGoalScope, type RemediationDepth } from "../../../src/graphs/resolve-goal-scope";
-import { indexGraph, type GraphIndex } from "../../../src/graphs/runtime-graph";
+import { type RemediationDepth, resolveGoalScope } from "../../../src/graphs/resolve-goal-scope";
+import { type GraphIndex, indexGraph } from "../../../src/graphs/runtime-graph";
 import { initialLearnerState, type LearnerState } from "../../../src/model";
 import { SERVICE_PARAMS } from "../../../src/model/service-params";
-import { modelGraphFor } from "../../../src/objects/model-graph";
-import { applyTutoredEvent, initialTutorState, prepareGoal, type GoalBodyLike, type PreparedGoal, type TutorState } from "../../../src/policy";
+import { applyTutoredEvent, type GoalBodyLike, initialTutorState, type PreparedGoal, prepareGoal, type TutorState } from "../../../src/policy";
+import { modelGraphFor } from "../../../src/policy/model-graph";
 
 /**
  * lref-a <- lref-b <- lref-c (target), lref-d (unrelated). Each objective has four assessment atoms

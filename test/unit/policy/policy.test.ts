@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { initialLearnerState } from "../../../src/model";
 import { SERVICE_PARAMS } from "../../../src/model/service-params";
-import { modelGraphFor } from "../../../src/objects/model-graph";
 import {
+  type AdaptiveBehavior,
   applyTutoredEvent,
   goalStatus,
-  initialTutorState,
   INTENTS_BY_BEHAVIOR,
-  recommend,
-  type AdaptiveBehavior,
   type Intent,
+  initialTutorState,
   type PreparedGoal,
   type Recommendation,
+  recommend,
 } from "../../../src/policy";
+import { modelGraphFor } from "../../../src/policy/model-graph";
 import { goal, graph, Learner } from "./fixture";
 
 const index = graph();
@@ -269,7 +269,10 @@ describe("tutor state", () => {
       const m = index.graph.modules[index.moduleByLabel.get(e.module) as number]!;
       const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
       t += 30_000;
-      const event = e.correct === undefined ? { kind: "ungraded" as const, itemKey: e.module, objectives, timeMs: t } : { kind: "graded" as const, itemKey: e.module, objectives, correct: e.correct, timeMs: t };
+      const event =
+        e.correct === undefined
+          ? { kind: "ungraded" as const, itemKey: e.module, objectives, timeMs: t }
+          : { kind: "graded" as const, itemKey: e.module, objectives, correct: e.correct, timeMs: t };
       applyTutoredEvent(state, tutor, SERVICE_PARAMS, modelGraphFor(index), event);
     }
     expect(JSON.parse(JSON.stringify(tutor))).toEqual(JSON.parse(JSON.stringify(l.tutor)));
