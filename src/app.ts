@@ -1,9 +1,9 @@
-import { requestId } from "hono/request-id";
 import { type Config, configFrom } from "./config";
 import { type Db, openDb } from "./db/client";
 import type { Env } from "./env";
 import { bodySizeLimit } from "./http/body-limit";
 import { onError, onNotFound } from "./http/errors";
+import { requestId } from "./http/request-id";
 import { createRouter } from "./http/router";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
@@ -34,14 +34,12 @@ function forEnv(env: Env): { config: Config; db: Db } {
 export function createApp() {
   const app = createRouter();
 
-  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(requestId());
   app.use(async (c, next) => {
-    const label = c.req.header("Request-Label");
     const { config, db } = forEnv(c.env);
     c.set("config", config);
     c.set("db", db);
     await next();
-    if (label) c.res.headers.set("Request-Label", label);
   });
   app.use(bodySizeLimit());
 

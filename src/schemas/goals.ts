@@ -4,9 +4,9 @@ import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { ASSIGNMENT_BATCH_MAX } from "./limits";
+import { freeText, identifierText } from "./text";
 
-const ObjectiveOrModuleId = z
-  .string()
+const ObjectiveOrModuleId = identifierText
   .max(200)
   .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
 
@@ -15,7 +15,7 @@ const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
 const AdaptiveBehavior = z.enum(ADAPTIVE_BEHAVIORS);
 const RemediationDepth = z.enum(REMEDIATION_DEPTHS);
 const AssignTo = z.enum(ASSIGN_TO);
-const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+const Name = freeText.trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
 const Targets = z.object({
   include: TargetIds.openapi({ description: "All lref- (objective targets) or all mref- (module targets)." }),
@@ -23,7 +23,7 @@ const Targets = z.object({
 });
 
 const Topic = z.object({
-  id: z.string().trim().min(1).max(200),
+  id: identifierText.trim().min(1).max(200),
   name: Name.optional(),
   targets: Targets,
 });
