@@ -76,6 +76,8 @@ export const refreshTokens = sqliteTable(
     accountId: text("account_id").notNull(),
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
+    /** the access token issued with this refresh token (migration 0006): the refresh grant retires it */
+    accessJti: text("access_jti"),
   },
   (t) => [index("refresh_tokens_account").on(t.accountId)],
 );
@@ -190,4 +192,12 @@ export const itemParams = sqliteTable(
 export const appliedModelUpdates = sqliteTable("applied_model_updates", {
   messageId: text("message_id").primaryKey(),
   appliedAt: integer("applied_at").notNull(),
+});
+
+/** Model updates that failed every delivery (migration 0006), recorded by the dead-letter queue's consumer. */
+export const deadModelUpdates = sqliteTable("dead_model_updates", {
+  messageId: text("message_id").primaryKey(),
+  body: text("body").notNull(),
+  attempts: integer("attempts").notNull(),
+  deadAt: integer("dead_at").notNull(),
 });

@@ -7,12 +7,12 @@ import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
 import { jsonBody, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
-import { checkGoals, checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";
+import { identifierText } from "../schemas/text";
+import { checkTimes, ingestEvents, type RegistrationContext, registrationContext } from "../services/events";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({
-  "idempotency-key": z
-    .string()
+  "idempotency-key": identifierText
     .min(1)
     .max(200)
     .optional()
@@ -46,7 +46,7 @@ async function authorized(c: Context<AppEnv>, registrationId: string): Promise<R
   return context;
 }
 
-/** Validates the events against current data and hands them to the registration's Durable Object (204 once stored). */
+/** Checks the events' times and hands them to the registration's Durable Object (204 once stored). */
 async function submit(
   c: Context<AppEnv>,
   context: RegistrationContext,
@@ -54,12 +54,15 @@ async function submit(
   options: { focusGoalId?: string; ignoreInvalidModuleIds?: boolean; newestFirst?: boolean; focusPath?: string } = {},
 ): Promise<void> {
   const nowMs = Date.now();
+  // Request-intrinsic checks only (the clock, the order); goals and modules are checked by the
+  // registration's object after its Idempotency-Key lookup, so a retry gets the first outcome.
   checkTimes(events, nowMs, options.newestFirst ?? false);
   const goals = events.filter((e) => e.goalId).map((e) => ({ goalId: e.goalId as string, path: e.path.replace(/module_id$/, "goal_id") }));
   if (options.focusGoalId) goals.unshift({ goalId: options.focusGoalId, path: options.focusPath ?? "body.goal_id" });
-  await checkGoals(c.get("db"), context.registration, goals);
   await ingestEvents(c.env, {
     registrationId: context.registration.id,
+    learningInstanceId: context.registration.learningInstanceId,
+    goals,
     graphUuid: context.graphUuid,
     graphVersion: context.graphVersion,
     // the API sends batches newest first; the log and the model take them in time order

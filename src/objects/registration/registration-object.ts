@@ -3,6 +3,7 @@ import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { applyEvent, type ItemEntry, type LearnerState, predictCorrect } from "../../model";
+import { unknownGoals } from "../../services/events";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
@@ -45,24 +46,29 @@ export class RegistrationObject extends DurableObject<Env> {
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
 
+    // Only a new request is checked against current data (goals, modules): a stored key was answered above.
+    const db = openDb(this.env.DB);
+    const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
-    const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
+    const items = await loadItemParams(db, request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in, so the idempotency key is looked up again.
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
     const outcome: IngestOutcome =
-      resolved.details.length > 0
-        ? {
-            ok: false,
-            status: 422,
-            message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
-            details: resolved.details,
-            replayed: false,
-          }
-        : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+      goalProblems.length > 0
+        ? { ok: false, status: 422, message: "Unknown goal id(s).", details: goalProblems, replayed: false }
+        : resolved.details.length > 0
+          ? {
+              ok: false,
+              status: 422,
+              message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+              details: resolved.details,
+              replayed: false,
+            }
+          : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
     let next: LearnerState | undefined;
     this.ctx.storage.transactionSync(() => {

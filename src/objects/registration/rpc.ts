@@ -19,14 +19,24 @@ export interface EventInput {
   recommendationId?: number;
 }
 
+/** A goal id named by the request (focus or event goal_id) and where, for error details. */
+export interface GoalRef {
+  goalId: string;
+  path: string;
+}
+
 export interface IngestRequest {
   registrationId: string;
+  /** the registration's learning instance: named goals must be live goals of it */
+  learningInstanceId: string;
   graphUuid: string;
   graphVersion: number;
   /** events in chronological order (the API's batch order reversed) */
   events: EventInput[];
   /** a focus change applied before the events (batch goal_id, focus-events) */
   focusGoalId?: string;
+  /** every goal id the request names, checked by the object after the Idempotency-Key lookup */
+  goals: GoalRef[];
   ignoreInvalidModuleIds: boolean;
   idempotencyKey?: string;
   nowMs: number;
