@@ -2,9 +2,11 @@ import { type Config, configFrom } from "./config";
 import { type Db, openDb } from "./db/client";
 import type { Env } from "./env";
 import { bodySizeLimit } from "./http/body-limit";
+import { corsForListedOrigins } from "./http/cors";
 import { onError, onNotFound } from "./http/errors";
 import { requestId } from "./http/request-id";
 import { createRouter } from "./http/router";
+import { securityHeaders } from "./http/security-headers";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
 import { docsRouter } from "./routes/docs";
@@ -35,12 +37,14 @@ export function createApp() {
   const app = createRouter();
 
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(async (c, next) => {
     const { config, db } = forEnv(c.env);
     c.set("config", config);
     c.set("db", db);
     await next();
   });
+  app.use("/v0/*", corsForListedOrigins());
   app.use(bodySizeLimit());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
