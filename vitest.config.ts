@@ -46,9 +46,18 @@ export default defineConfig({
                 IP_QUEUE_SIZE: "10",
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
               },
-              // wrangler.toml's consumer with a 1 s batch timeout (5 s deployed): tests that wait on the real queue take a second.
+              // wrangler.toml's consumers with a 1 s batch timeout (5 s deployed) and retries without delay (30 s deployed):
+              // tests that wait on the real queue take a second; a poison message is dead-lettered after 3 attempts.
               queueConsumers: {
-                "pathwise-model-updates": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, maxConcurrency: 1 },
+                "pathwise-model-updates": {
+                  maxBatchSize: 100,
+                  maxBatchTimeout: 1,
+                  maxRetries: 2,
+                  retryDelay: 0,
+                  deadLetterQueue: "pathwise-model-updates-dlq",
+                  maxConcurrency: 1,
+                },
+                "pathwise-model-updates-dlq": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10 },
               },
             },
           })),

@@ -29,7 +29,5 @@ CREATE TABLE dead_model_updates (
   message_id TEXT PRIMARY KEY,
   -- the message body as JSON
   body TEXT NOT NULL,
-  -- delivery attempts the dead-letter queue reports for the message
-  attempts INTEGER NOT NULL,
   dead_at INTEGER NOT NULL
 );

@@ -1,6 +1,6 @@
 import { createApp } from "./app";
 import type { Env } from "./env";
-import { consumeModelUpdates } from "./queues/model-updates";
+import { consumeModelUpdates, recordDeadModelUpdates } from "./queues/model-updates";
 import type { ModelUpdateMessage } from "./services/item-params";
 
 export { IpGate } from "./objects/ip-gate";
@@ -10,10 +10,15 @@ export { TokenGate } from "./objects/token-gate";
 
 const app = createApp();
 
+/** wrangler.toml: where pathwise-model-updates moves a message after its last retry. */
+const DEAD_LETTER_QUEUE = "pathwise-model-updates-dlq";
+
 export default {
   fetch: app.fetch,
   async queue(batch, env) {
-    if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
+    // The dead-letter queue first: its name starts with the main queue's.
+    if (batch.queue.startsWith(DEAD_LETTER_QUEUE)) await recordDeadModelUpdates(batch, env);
+    else if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
     else batch.retryAll();
   },
 } satisfies ExportedHandler<Env, ModelUpdateMessage>;

@@ -198,6 +198,5 @@ export const appliedModelUpdates = sqliteTable("applied_model_updates", {
 export const deadModelUpdates = sqliteTable("dead_model_updates", {
   messageId: text("message_id").primaryKey(),
   body: text("body").notNull(),
-  attempts: integer("attempts").notNull(),
   deadAt: integer("dead_at").notNull(),
 });

@@ -1,4 +1,5 @@
 import { openDb } from "../db/client";
+import { deadModelUpdates } from "../db/schema";
 import type { Env } from "../env";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-params";
@@ -6,13 +7,58 @@ import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-par
 /**
  * Consumer of the model-updates queue: graded answers from every registration refine the item
  * parameters of their graph (src/model/item-refine.ts). Idempotent: applied message ids are recorded
- * in the same D1 transaction as the parameter writes. A failure retries the whole batch.
+ * in the same D1 transaction as the parameter writes, so a redelivered message is applied once.
+ *
+ * The batch is applied in one transaction. If that fails, each message is applied on its own: the
+ * ones that succeed are acknowledged, the failing ones retried (wrangler.toml `max_retries`) and
+ * then moved to the dead-letter queue, so one poison message never holds back or dead-letters the
+ * good messages of its batch. Nothing is applied twice in either path (the message-id marks).
  */
 export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage>, env: Env): Promise<void> {
-  await applyModelUpdates(
-    openDb(env.DB),
-    SERVICE_PARAMS,
-    batch.messages.map((m) => m.body),
-  );
+  const db = openDb(env.DB);
+  try {
+    await applyModelUpdates(
+      db,
+      SERVICE_PARAMS,
+      batch.messages.map((m) => m.body),
+    );
+    batch.ackAll();
+    return;
+  } catch (error) {
+    console.error(JSON.stringify({ queue: batch.queue, messages: batch.messages.length, batch: "failed; applying one by one", error: String(error) }));
+  }
+  for (const message of batch.messages) {
+    try {
+      await applyModelUpdates(db, SERVICE_PARAMS, [message.body]);
+      message.ack();
+    } catch (error) {
+      const bodyId = (message.body as { id?: unknown } | null)?.id;
+      console.error(
+        JSON.stringify({ queue: batch.queue, message: message.id, body_id: bodyId, attempts: message.attempts, retry: true, error: String(error) }),
+      );
+      message.retry();
+    }
+  }
+}
+
+/** D1 binds at most 100 parameters per statement: rows of 3 columns, 33 per insert. */
+const DEAD_ROWS_PER_INSERT = 33;
+
+/**
+ * Consumer of the dead-letter queue (pathwise-model-updates-dlq): messages that failed every
+ * delivery are recorded in D1 `dead_model_updates` (once per message id) for an operator to
+ * inspect and, if they decide, re-send; they are never applied here.
+ */
+export async function recordDeadModelUpdates(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  const db = openDb(env.DB);
+  const now = Date.now();
+  const rows = batch.messages.map((m) => ({ messageId: m.id, body: JSON.stringify(m.body) ?? "null", deadAt: now }));
+  for (let i = 0; i < rows.length; i += DEAD_ROWS_PER_INSERT) {
+    await db
+      .insert(deadModelUpdates)
+      .values(rows.slice(i, i + DEAD_ROWS_PER_INSERT))
+      .onConflictDoNothing();
+  }
+  console.error(JSON.stringify({ queue: batch.queue, dead_letters: rows.map((r) => r.messageId) }));
   batch.ackAll();
 }

@@ -48,7 +48,12 @@ describe("GET /docs", () => {
     const res = await call("GET", "/docs");
     expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy") ?? "";
-    const directives = Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/) as [string, ...string[]]).map(([k, ...v]) => [k, v]));
+    const directives = Object.fromEntries(
+      csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/) as [string, ...string[]])
+        .map(([k, ...v]) => [k, v]),
+    );
     expect(directives["default-src"]).toEqual(["'none'"]);
     expect(directives["script-src"]).toEqual(["'self'"]);
     expect(directives["style-src"]).toEqual(["'self'"]);

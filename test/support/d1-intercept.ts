@@ -6,8 +6,16 @@
  */
 export interface D1Interceptor {
   /** called before each statement executes; throw to make that statement (and its batch) fail */
-  before(sql: string, inBatch: boolean): void | Promise<void>;
+  before?(sql: string, inBatch: boolean): void | Promise<void>;
+  /**
+   * Called with the statements of a batch: return an index to have a statement that fails inserted
+   * there, so the real D1 runs the statements before it and then fails inside the transaction.
+   */
+  failBatchAt?(sqls: string[]): number | undefined;
 }
+
+/** A statement D1 accepts for preparing and fails when run (the table does not exist). */
+const FAILING_SQL = "INSERT INTO injected_failure_no_such_table VALUES (1)";
 
 const wrappedStatements = new WeakMap<object, { statement: D1PreparedStatement; sql: string }>();
 
@@ -15,19 +23,19 @@ function wrapStatement(statement: D1PreparedStatement, sql: string, hook: D1Inte
   const wrapped = {
     bind: (...values: unknown[]) => wrapStatement(statement.bind(...values), sql, hook),
     first: async (column?: string) => {
-      await hook.before(sql, false);
+      await hook.before?.(sql, false);
       return column === undefined ? statement.first() : statement.first(column);
     },
     run: async () => {
-      await hook.before(sql, false);
+      await hook.before?.(sql, false);
       return statement.run();
     },
     all: async () => {
-      await hook.before(sql, false);
+      await hook.before?.(sql, false);
       return statement.all();
     },
     raw: async (options?: { columnNames?: boolean }) => {
-      await hook.before(sql, false);
+      await hook.before?.(sql, false);
       return options?.columnNames ? statement.raw({ columnNames: true }) : statement.raw();
     },
   };
@@ -40,8 +48,11 @@ export function interceptD1(db: D1Database, hook: D1Interceptor): D1Database {
     prepare: (sql: string) => wrapStatement(db.prepare(sql), sql, hook),
     async batch(statements: D1PreparedStatement[]) {
       const unwrapped = statements.map((s) => wrappedStatements.get(s) ?? { statement: s, sql: "(unknown statement)" });
-      for (const { sql } of unwrapped) await hook.before(sql, true);
-      return db.batch(unwrapped.map((u) => u.statement));
+      for (const { sql } of unwrapped) await hook.before?.(sql, true);
+      const real = unwrapped.map((u) => u.statement);
+      const at = hook.failBatchAt?.(unwrapped.map((u) => u.sql));
+      if (at !== undefined) real.splice(at, 0, db.prepare(FAILING_SQL));
+      return db.batch(real);
     },
     exec: (query: string) => db.exec(query),
     dump: () => db.dump(),

@@ -21,7 +21,15 @@ describe("CORS_ALLOWED_ORIGINS", () => {
   });
 
   it("anything that is not an origin fails fast, naming it: a wildcard, a path, a query, credentials, another scheme", () => {
-    for (const bad of ["*", "https://a.example.com/app", "https://a.example.com?x=1", "https://u:p@a.example.com", "ftp://a.example.com", "a.example.com", "null"]) {
+    for (const bad of [
+      "*",
+      "https://a.example.com/app",
+      "https://a.example.com?x=1",
+      "https://u:p@a.example.com",
+      "ftp://a.example.com",
+      "a.example.com",
+      "null",
+    ]) {
       expect(() => config({ CORS_ALLOWED_ORIGINS: `https://ok.example.com,${bad}` }), bad).toThrow(ConfigError);
       expect(() => config({ CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(/CORS_ALLOWED_ORIGINS/);
     }
