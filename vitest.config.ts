@@ -45,6 +45,9 @@ export default defineConfig({
                 IP_RATE_LIMIT: "60",
                 IP_QUEUE_SIZE: "10",
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
+                // The OpenAPI fuzz suite's runs per operation and seed (`npm run fuzz -- --runs N --seed S`; empty: the defaults).
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
               // wrangler.toml's consumers with a 1 s batch timeout (5 s deployed) and retries without delay (30 s deployed):
               // tests that wait on the real queue take a second; a poison message is dead-lettered after 3 attempts.

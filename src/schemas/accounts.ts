@@ -20,7 +20,7 @@ export const CreatedAccount = z.object({ id: z.string().uuid(), external_user_id
 
 /** POST /v0/batch (deprecated): account creations, each succeeding or failing on its own. */
 const BatchEntry = z.object({
-  method: z.string().regex(/^post$/i, { message: "must be 'post'" }),
+  method: z.string().regex(/^[Pp][Oo][Ss][Tt]$/, { message: "must be 'post'" }),
   relative_url: z.string().regex(/^(\/v0)?\/accounts$/, { message: "must be '/accounts'" }),
   body: z.object({ external_user_id: ExternalUserId }),
 });

@@ -4,11 +4,12 @@ import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { ASSIGNMENT_BATCH_MAX } from "./limits";
-import { freeText, identifierText } from "./text";
+import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
 
-const ObjectiveOrModuleId = identifierText
-  .max(200)
-  .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
+const ObjectiveOrModuleId = identifierMatching(
+  new RegExp(`^(lref|mref)-${identifierChar("\\s")}+$`),
+  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+).max(200);
 
 const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
 const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
@@ -32,7 +33,11 @@ const Duration = z
   .string()
   .max(100)
   .refine((v) => parseIsoDuration(v) !== undefined, { message: "must be a positive ISO 8601 duration such as P2W, P10D or PT36H" })
-  .openapi({ example: "P2W" });
+  .openapi({
+    format: "duration",
+    example: "P2W",
+    description: "A positive ISO 8601 duration with whole components: weeks alone (P2W) or years to seconds (P1Y2M3DT4H5M6S), each at most 100000.",
+  });
 
 type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown };
 

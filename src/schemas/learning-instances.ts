@@ -1,11 +1,13 @@
 import { z } from "@hono/zod-openapi";
 import { isoDateTime } from "./common";
-import { freeText, identifierText } from "./text";
+import { freeText, identifierChar, identifierMatching } from "./text";
 
-const GraphId = identifierText
+const GraphId = identifierMatching(
+  new RegExp(`^(gref-${identifierChar()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`),
+  "must be a graph uuid or a gref- label (without control, bidirectional-formatting or zero-width characters)",
+)
   .min(1)
   .max(200)
-  .regex(/^(gref-.+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i, { message: "must be a graph uuid or a gref- label" })
   .openapi({ example: "gref-pre-algebra" });
 const Name = freeText.trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
