@@ -15,6 +15,7 @@ import { goalsRouter } from "./routes/goals";
 import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
 import { oauthRouter } from "./routes/oauth";
+import { opsRouter } from "./routes/ops";
 import { registrationsRouter } from "./routes/registrations";
 
 /**
@@ -70,7 +71,8 @@ export function createApp() {
     .route("/", eventsRouter)
     .route("/", graphsRouter)
     .route("/", goalsRouter)
-    .route("/", docsRouter);
+    .route("/", docsRouter)
+    .route("/", opsRouter);
 }
 
 /** The API's routes with their request and response types, for `hc<AppType>` clients (tests, the coming SDK). */

@@ -5,15 +5,15 @@ import type { AppEnv } from "./app-env";
  * Headers every response of the Worker carries (docs/security.md):
  * - `X-Content-Type-Options: nosniff`: a browser takes each body as the type we declare (the static
  *   assets get it from public/_headers);
- * - `Cache-Control: no-store` on everything under /v0: tokens and every response with learner data
- *   stay out of shared and browser caches (the whole API, so no route can forget it).
+ * - `Cache-Control: no-store` on everything under /v0 and /ops: tokens and every response with
+ *   learner data stay out of shared and browser caches (the whole API, so no route can forget it).
  * Set after the route ran, so error responses (onError, 404) carry them too.
  */
 export function securityHeaders() {
   return createMiddleware<AppEnv>(async (c, next) => {
     await next();
     c.res.headers.set("X-Content-Type-Options", "nosniff");
-    if (c.req.path === "/v0" || c.req.path.startsWith("/v0/")) c.res.headers.set("Cache-Control", "no-store");
+    if (/^\/(v0|ops)(\/|$)/.test(c.req.path)) c.res.headers.set("Cache-Control", "no-store");
   });
 }
 

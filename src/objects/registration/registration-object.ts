@@ -12,7 +12,7 @@ import { LearnerStateStore, paramsWith, replayLearnerState } from "./learner-sta
 import { modelGraphFor } from "./model-graph";
 import { Outbox } from "./outbox";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
-import type { IngestOutcome, IngestRequest } from "./rpc";
+import type { AuditPage, AuditState, IngestOutcome, IngestRequest } from "./rpc";
 import { migrate } from "./schema";
 
 /** How soon the alarm retries an outbox send the queue refused. */
@@ -90,6 +90,32 @@ export class RegistrationObject extends DurableObject<Env> {
     return this.#learner.current();
   }
 
+  /**
+   * Operator audit (docs/security.md "Operator diagnostics", read-only): a page of the stored events,
+   * so an operator can check what a registration holds (the soak test checks exactly-once with it).
+   */
+  auditEvents(afterSeq: number, limit: number): AuditPage {
+    const rows = this.#log.page(afterSeq, limit);
+    const events = rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      module: r.module,
+      graph_version: r.graph_version,
+      occurred_at: r.occurred_at,
+      body: JSON.parse(r.body),
+    }));
+    const last = rows.at(-1);
+    return { event_count: this.#log.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };
+  }
+
+  /** Operator audit: whether the kept learner state equals its replay from the event log. */
+  async auditState(): Promise<AuditState> {
+    await this.#ensureStateMatchesParams();
+    const kept = canonicalJson(this.#learner.current());
+    const replayed = canonicalJson(await this.#replay());
+    return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
+  }
+
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
   override async alarm(): Promise<void> {
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
@@ -158,4 +184,11 @@ export class RegistrationObject extends DurableObject<Env> {
     if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
     return graph;
   }
+}
+
+/** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }

@@ -42,6 +42,20 @@ export interface IngestRequest {
   nowMs: number;
 }
 
+/** The operator audit of a registration's storage (docs/security.md "Operator diagnostics"). */
+export interface AuditPage {
+  event_count: number;
+  events: { seq: number; kind: string; module: string | null; graph_version: number | null; occurred_at: number; body: unknown }[];
+  /** the seq to pass as `after` for the next page; absent on the last page */
+  next_after?: number;
+}
+
+export interface AuditState {
+  event_count: number;
+  /** the kept learner state equals the state replayed from the event log (canonical JSON) */
+  state_matches_replay: boolean;
+}
+
 export type IngestOutcome =
   | { ok: true; stored: number; ignored: number; replayed: boolean }
   | { ok: false; status: 422; message: string; details: ErrorDetail[]; replayed: boolean };
