@@ -12,6 +12,7 @@ const page = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Pathwise API</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/docs/assets/vendor/swagger-ui.css">
 </head>
 <body>
