@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureChromium } from "../../scripts/lib/chromium";
@@ -81,7 +83,7 @@ describe("GET /docs in Chromium", () => {
       .first()
       .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string } }).getComputedStyle(el).display);
     expect(display).toBe("flex");
-    await page.screenshot({ path: "dist/docs-page.png" });
+    await page.screenshot({ path: join(tmpdir(), "pathwise-docs-page.png") }); // for a person to look at
     expect(problems).toEqual([]);
   });
 });
