@@ -44,9 +44,15 @@ export function operationsOf(doc: Schema): Operation[] {
       });
     }
   }
-  // DELETEs last, the most nested resources first (an assignment before its goal before its instance)
+  // DELETEs last, the most nested resources first (an assignment before its goal before its instance),
+  // equally nested ones in reverse document order (registrations before instances before accounts)
   const depth = (op: Operation) => op.path.split("/").length;
-  return ops.sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE") || (a.method === "DELETE" ? depth(b) - depth(a) : 0));
+  const order = new Map(ops.map((op, i) => [op, i]));
+  return ops.sort(
+    (a, b) =>
+      Number(a.method === "DELETE") - Number(b.method === "DELETE") ||
+      (a.method === "DELETE" ? depth(b) - depth(a) || (order.get(b) ?? 0) - (order.get(a) ?? 0) : (order.get(a) ?? 0) - (order.get(b) ?? 0)),
+  );
 }
 
 /** Where a path parameter's real ids come from: the resource named by the path segment before it. */
