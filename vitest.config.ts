@@ -45,17 +45,30 @@ export default defineConfig({
                 IP_RATE_LIMIT: "60",
                 IP_QUEUE_SIZE: "10",
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
+                // The OpenAPI fuzz suite's runs per operation and seed (`npm run fuzz -- --runs N --seed S`; empty: the defaults).
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
-              // wrangler.toml's consumers with a 1 s batch timeout (5 and 10 s deployed): tests that wait on the real queue take a second.
+              // wrangler.toml's consumers with a 1 s batch timeout (5 and 10 s deployed) and retries without delay:
+              // tests that wait on the real queue take a second; a poison message is dead-lettered after 3 attempts.
               queueConsumers: {
-                "pathwise-model-updates": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, maxConcurrency: 1 },
+                "pathwise-model-updates": {
+                  maxBatchSize: 100,
+                  maxBatchTimeout: 1,
+                  maxRetries: 2,
+                  retryDelay: 0,
+                  deadLetterQueue: "pathwise-model-updates-dlq",
+                  maxConcurrency: 1,
+                },
                 "pathwise-projections": {
                   maxBatchSize: 100,
                   maxBatchTimeout: 1,
                   maxRetries: 2,
+                  retryDelay: 0,
                   deadLetterQueue: "pathwise-projections-dlq",
                   maxConcurrency: 1,
                 },
+                "pathwise-model-updates-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
                 "pathwise-projections-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
               },
             },

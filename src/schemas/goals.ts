@@ -4,18 +4,19 @@ import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { ASSIGNMENT_BATCH_MAX } from "./limits";
+import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
 
-const ObjectiveOrModuleId = z
-  .string()
-  .max(200)
-  .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
+const ObjectiveOrModuleId = identifierMatching(
+  new RegExp(`^(lref|mref)-${identifierChar("\\s")}+$`),
+  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+).max(200);
 
 const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
 const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
 const AdaptiveBehavior = z.enum(ADAPTIVE_BEHAVIORS);
 const RemediationDepth = z.enum(REMEDIATION_DEPTHS);
 const AssignTo = z.enum(ASSIGN_TO);
-const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+const Name = freeText.trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
 const Targets = z.object({
   include: TargetIds.openapi({ description: "All lref- (objective targets) or all mref- (module targets)." }),
@@ -23,7 +24,7 @@ const Targets = z.object({
 });
 
 const Topic = z.object({
-  id: z.string().trim().min(1).max(200),
+  id: identifierText.trim().min(1).max(200),
   name: Name.optional(),
   targets: Targets,
 });
@@ -32,7 +33,11 @@ const Duration = z
   .string()
   .max(100)
   .refine((v) => parseIsoDuration(v) !== undefined, { message: "must be a positive ISO 8601 duration such as P2W, P10D or PT36H" })
-  .openapi({ example: "P2W" });
+  .openapi({
+    format: "duration",
+    example: "P2W",
+    description: "A positive ISO 8601 duration with whole components: weeks alone (P2W) or years to seconds (P1Y2M3DT4H5M6S), each at most 100000.",
+  });
 
 type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown };
 

@@ -20,7 +20,9 @@ const ObjectiveIds = z
   )
   .min(1)
   .max(METRICS_OBJECTIVES_MAX, { message: `at most ${METRICS_OBJECTIVES_MAX} objective ids per request` });
-const DateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
+const DateOrDateTime = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { message: "must be an ISO 8601 date (2027-01-04) or date-time" })
+  .openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
 
 const Paging = {
   registration_offset: z.number().int().min(0).default(0),
@@ -48,7 +50,8 @@ const METRIC_FIELDS = {
       .max(840)
       .multipleOf(15)
       .optional()
-      .openapi({ description: "The time zone whose calendar days are the columns, as minutes east of UTC (default 0: UTC days)." }),
+      // multipleOf is restated for the document: the generator leaves zod's out.
+      .openapi({ multipleOf: 15, description: "The time zone whose calendar days are the columns, as minutes east of UTC (default 0: UTC days)." }),
     goal_ids: GoalIds.optional().openapi({ description: "Rows: learners with one of these goals assigned (default: every learner)." }),
   },
 } as const;
@@ -62,15 +65,21 @@ const needsColumns = <T extends z.ZodType<{ goal_ids?: unknown; learning_objecti
 /** Request bodies per metric: the registration row's, and the instance table's with paging (at most 30 rows a page). */
 export const METRIC_BODIES = {
   proficiency: {
-    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)),
-    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })),
+    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)).openapi("ProficiencyRowsRequest"),
+    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })).openapi("InstanceProficiencyRowsRequest"),
   },
-  "expected-score": { registration: z.object(METRIC_FIELDS["expected-score"]), instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }) },
+  "expected-score": {
+    registration: z.object(METRIC_FIELDS["expected-score"]).openapi("ExpectedScoreRowsRequest"),
+    instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }).openapi("InstanceExpectedScoreRowsRequest"),
+  },
   "readiness-forecast": {
-    registration: z.object(METRIC_FIELDS["readiness-forecast"]),
-    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }),
+    registration: z.object(METRIC_FIELDS["readiness-forecast"]).openapi("ReadinessForecastRowsRequest"),
+    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }).openapi("InstanceReadinessForecastRowsRequest"),
   },
-  "active-time": { registration: z.object(METRIC_FIELDS["active-time"]), instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }) },
+  "active-time": {
+    registration: z.object(METRIC_FIELDS["active-time"]).openapi("ActiveTimeRowsRequest"),
+    instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }).openapi("InstanceActiveTimeRowsRequest"),
+  },
 } as const;
 
 export const ProficiencyValueSchema = z

@@ -13,7 +13,8 @@ export const PredictedScoreBody = z
     account_ids: z.array(uuid).min(1).max(PREDICTED_SCORE_ACCOUNTS_MAX),
     graph_ids: z
       .array(z.string().min(1).max(200))
-      .length(1, { message: "exactly one graph id (only one graph per request is supported)" })
+      .min(1, { message: "exactly one graph id (only one graph per request is supported)" })
+      .max(1, { message: "exactly one graph id (only one graph per request is supported)" })
       .openapi({ description: "The graph: its gref- label or uuid. Only one graph id is supported." }),
     grouped_learning_objectives: z
       .array(
