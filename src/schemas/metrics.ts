@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { uuid } from "./common";
 import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
+import { ObjectiveId } from "./text";
 
 /** The four metrics decisions.md names for 4.8; each has a learning-instance table and a registration row. */
 export const METRICS = ["proficiency", "expected-score", "readiness-forecast", "active-time"] as const;
@@ -11,13 +12,7 @@ const GoalIds = z
   .min(1)
   .max(METRICS_GOALS_MAX, { message: `at most ${METRICS_GOALS_MAX} goal ids per request` });
 const ObjectiveIds = z
-  .array(
-    z
-      .string()
-      .min(1)
-      .max(200)
-      .regex(/^lref-\S+$/, { message: "must be a learning objective id (lref-...)" }),
-  )
+  .array(ObjectiveId)
   .min(1)
   .max(METRICS_OBJECTIVES_MAX, { message: `at most ${METRICS_OBJECTIVES_MAX} objective ids per request` });
 const DateOrDateTime = z

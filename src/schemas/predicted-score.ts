@@ -1,29 +1,24 @@
 import { z } from "@hono/zod-openapi";
 import { uuid } from "./common";
 import { PREDICTED_SCORE_ACCOUNTS_MAX, PREDICTED_SCORE_GROUPS_MAX, PREDICTED_SCORE_OBJECTIVES_MAX } from "./limits";
-
-const ObjectiveRef = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^lref-\S+$/, { message: "must be a learning objective id (lref-...)" });
+import { identifierText, ObjectiveId } from "./text";
 
 export const PredictedScoreBody = z
   .object({
     account_ids: z.array(uuid).min(1).max(PREDICTED_SCORE_ACCOUNTS_MAX),
     graph_ids: z
-      .array(z.string().min(1).max(200))
+      .array(identifierText.min(1).max(200))
       .min(1, { message: "exactly one graph id (only one graph per request is supported)" })
       .max(1, { message: "exactly one graph id (only one graph per request is supported)" })
       .openapi({ description: "The graph: its gref- label or uuid. Only one graph id is supported." }),
     grouped_learning_objectives: z
       .array(
         z.object({
-          group_id: z.string().min(1).max(200).openapi({ description: "A unique label of the group." }),
+          group_id: identifierText.min(1).max(200).openapi({ description: "A unique label of the group." }),
           learning_objectives: z
             .array(
               z.object({
-                learning_objective_id: ObjectiveRef,
+                learning_objective_id: ObjectiveId,
                 weight: z.number().int().min(1).max(1_000_000).optional().openapi({ description: "Positive integer, default 1." }),
               }),
             )

@@ -48,3 +48,9 @@ export const freeText = z
   .string()
   .regex(new RegExp(`^[^${NOT_IN_TEXT}]*$`), { message: TEXT_MESSAGE })
   .refine(wellFormed, surrogateMessage);
+
+/** A learning objective id (`lref-...`) as requests name one: the prefix, no whitespace, the identifier rule. */
+export const ObjectiveId = identifierMatching(
+  new RegExp(`^lref-${identifierChar("\\s")}+$`),
+  "must be a learning objective id (lref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+).max(200);
