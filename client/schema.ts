@@ -5013,6 +5013,29 @@ export interface components {
             /** Format: uuid */
             goal_id: string;
         };
+        /**
+         * @example {
+         *       "goal_id": "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20",
+         *       "ignore_invalid_module_ids": false,
+         *       "events": [
+         *         {
+         *           "type": "graded-events",
+         *           "module_id": "mref-two-step-eq-q1",
+         *           "interaction_end_time": "2027-01-05T15:04:00Z",
+         *           "is_correct": true,
+         *           "is_complete": true,
+         *           "duration": 42000
+         *         },
+         *         {
+         *           "type": "ungraded-events",
+         *           "module_id": "mref-two-step-eq-lesson",
+         *           "interaction_end_time": "2027-01-05T15:00:00Z",
+         *           "is_complete": true,
+         *           "duration": 180000
+         *         }
+         *       ]
+         *     }
+         */
         BatchEvents: {
             /**
              * Format: uuid
@@ -5193,6 +5216,35 @@ export interface components {
                 module_ids: string[];
             };
         };
+        /**
+         * @example {
+         *       "name": "Unit 3: solving equations",
+         *       "adaptive_behavior": "practice",
+         *       "targets": {
+         *         "include": [
+         *           "lref-two-step-eq"
+         *         ],
+         *         "completion_behavior": "all"
+         *       },
+         *       "scope": {
+         *         "remediation_depth": "two",
+         *         "include": [],
+         *         "exclude": []
+         *       },
+         *       "completion_criteria": {
+         *         "min_predicted_mastery": 0.8,
+         *         "min_work_per_target": 3,
+         *         "max_work_on_goal": 60
+         *       },
+         *       "timing": {
+         *         "relative_deadline": "P2W"
+         *       },
+         *       "config": {
+         *         "analytics_enabled": true,
+         *         "assign_to": "learners"
+         *       }
+         *     }
+         */
         ScopedGoalRequest: {
             /** @description No personal data: a name with an e-mail address is refused (422). */
             name: string;
@@ -5271,6 +5323,15 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * @example {
+         *       "action": "assign",
+         *       "registration_ids": [
+         *         "7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65",
+         *         "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"
+         *       ]
+         *     }
+         */
         GoalAssignmentBatch: {
             /** @enum {string} */
             action: "assign" | "unassign";
@@ -5329,6 +5390,15 @@ export interface components {
                 registrations_per_page: number;
             };
         };
+        /**
+         * @example {
+         *       "goal_ids": [
+         *         "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20"
+         *       ],
+         *       "registration_offset": 0,
+         *       "registrations_per_page": 100
+         *     }
+         */
         InstanceStatusAndProgressRequest: {
             /** @description Scoped goals of the learning instance. */
             goal_ids: string[];
@@ -5378,6 +5448,13 @@ export interface components {
                 status_and_progress: components["schemas"]["StatusAndProgress"][];
             }[];
         };
+        /**
+         * @example {
+         *       "goal_ids": [
+         *         "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20"
+         *       ]
+         *     }
+         */
         RegistrationStatusAndProgressRequest: {
             /** @description Scoped goals of the learning instance. */
             goal_ids: string[];
@@ -5418,6 +5495,13 @@ export interface components {
                 reason: string;
             }[];
         };
+        /**
+         * @example {
+         *       "goal_ids": [
+         *         "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20"
+         *       ]
+         *     }
+         */
         LearnersToWatchRequest: {
             goal_ids: string[];
         };
@@ -5466,6 +5550,39 @@ export interface components {
                 };
             };
         };
+        /**
+         * @example {
+         *       "account_ids": [
+         *         "7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65",
+         *         "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"
+         *       ],
+         *       "graph_ids": [
+         *         "gref-pre-algebra"
+         *       ],
+         *       "grouped_learning_objectives": [
+         *         {
+         *           "group_id": "unit-3",
+         *           "learning_objectives": [
+         *             {
+         *               "learning_objective_id": "lref-one-step-eq"
+         *             },
+         *             {
+         *               "learning_objective_id": "lref-two-step-eq",
+         *               "weight": 2
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "confidence_levels": [
+         *         10,
+         *         50,
+         *         90
+         *       ],
+         *       "get_overall_score": true,
+         *       "get_learning_objective_scores": true,
+         *       "learning_objective_coverage_requirement": 4
+         *     }
+         */
         PredictedScoreRequest: {
             account_ids: string[];
             /** @description The graph: its gref- label or uuid. Only one graph id is supported. */

@@ -12,3 +12,20 @@ it("client/openapi.json is the document the Worker serves (else: npm run client:
   const served = `${JSON.stringify(await res.json(), null, 2)}\n`;
   await expect(served).toMatchFileSnapshot("../../client/openapi.json");
 });
+
+/** The analytics, batch-events and scoped-goal endpoints show a request example in the API reference (/docs). */
+it("every analytics, batch-events and scoped-goal request body has an example in the served document", async () => {
+  const doc = (await (await SELF.fetch("https://pathwise.test/v0/openapi.json")).json()) as any;
+  const resolve = (schema: any): any => (schema?.$ref ? resolve(doc.components.schemas[schema.$ref.split("/").pop()]) : schema);
+  const wanted = /\/metrics\/|\/batch-events$|\/scoped-goals(\/\{goal_id\}(\/registrations)?)?$/;
+  let checked = 0;
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      const schema = op.requestBody?.content?.["application/json"]?.schema;
+      if (!schema || !wanted.test(path)) continue;
+      expect(resolve(schema).example, `${method.toUpperCase()} ${path}`).toBeDefined();
+      checked++;
+    }
+  }
+  expect(checked).toBeGreaterThanOrEqual(16);
+});
