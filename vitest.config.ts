@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
  * - `workerd`: everything that needs the Worker, D1, Durable Objects or Queues, inside the real
  *   runtime through @cloudflare/vitest-plugin.
  * - `local`: the Worker served by `wrangler dev` (static assets in front, as on Cloudflare), driven
- *   from Node over HTTP.
+ *   from Node over HTTP and from headless Chromium (the instructor dashboard).
  */
 export default defineConfig({
   test: {
@@ -29,7 +29,9 @@ export default defineConfig({
           name: "local",
           include: ["test/local/**/*.test.ts"],
           environment: "node",
-          hookTimeout: 120_000,
+          hookTimeout: 180_000,
+          // headless Chromium (found, installed, or the run fails saying how to get it) and one shared wrangler dev
+          globalSetup: ["./test/setup/local.ts"],
         },
       },
       {

@@ -59,6 +59,60 @@ export async function seedDemo(base: string, c: PartnerCredentials): Promise<Rec
       { type: "ungraded-events", module_id: "mref-one-step-eq-lesson", interaction_end_time: minutes(10), is_complete: true, duration: 240_000 },
     ],
   });
+  // A few days of work for the other two (the instructor dashboard's demo class): one strong, one struggling.
+  const days = (d: number, m: number) => new Date(Date.now() - d * 86_400_000 - m * 60_000).toISOString();
+  const session = (day: number, answers: [string, boolean][]) =>
+    answers.map(([module_id, is_correct], i) => ({
+      type: "graded-events",
+      module_id,
+      interaction_end_time: days(day, 60 - i * 4),
+      is_correct,
+      is_complete: true,
+      duration: 45_000 + i * 5_000,
+    }));
+  const histories: [string, ReturnType<typeof session>][] = [
+    [
+      String(registrations[1]),
+      [
+        ...session(3, [
+          ["mref-evaluate-expr-q1", true],
+          ["mref-evaluate-expr-q2", true],
+          ["mref-one-step-eq-q1", true],
+          ["mref-one-step-eq-q2", true],
+        ]),
+        ...session(2, [
+          ["mref-one-step-eq-q3", true],
+          ["mref-two-step-eq-q1", false],
+          ["mref-two-step-eq-q2", true],
+          ["mref-two-step-eq-q3", true],
+        ]),
+        ...session(1, [
+          ["mref-two-step-eq-q4", true],
+          ["mref-two-step-eq-q1", true],
+          ["mref-two-step-eq-review", true],
+        ]),
+      ],
+    ],
+    [
+      String(registrations[2]),
+      [
+        ...session(4, [
+          ["mref-one-step-eq-q1", false],
+          ["mref-one-step-eq-q2", false],
+          ["mref-one-step-eq-q1", true],
+        ]),
+        ...session(1, [
+          ["mref-two-step-eq-q1", false],
+          ["mref-two-step-eq-q2", false],
+          ["mref-two-step-eq-q3", false],
+          ["mref-two-step-eq-q1", false],
+        ]),
+      ],
+    ],
+  ];
+  for (const [registration, events] of histories) {
+    await api(base, token, "POST", `/v0/registrations/${registration}/batch-events`, { goal_id: goal.id, events: events.reverse() });
+  }
   return {
     graph_id: graph.id,
     learning_instance_id: li.id,

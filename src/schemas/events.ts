@@ -58,4 +58,20 @@ export const BatchEvents = z
       .max(MAX_BATCH_EVENTS, { message: `at most ${MAX_BATCH_EVENTS} events per batch` })
       .openapi({ description: "Most recent event first (reverse chronological)" }),
   })
-  .openapi("BatchEvents");
+  .openapi("BatchEvents", {
+    example: {
+      goal_id: "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20",
+      ignore_invalid_module_ids: false,
+      events: [
+        {
+          type: "graded-events",
+          module_id: "mref-two-step-eq-q1",
+          interaction_end_time: "2027-01-05T15:04:00Z",
+          is_correct: true,
+          is_complete: true,
+          duration: 42000,
+        },
+        { type: "ungraded-events", module_id: "mref-two-step-eq-lesson", interaction_end_time: "2027-01-05T15:00:00Z", is_complete: true, duration: 180000 },
+      ],
+    },
+  });

@@ -112,7 +112,17 @@ export const GoalBodySchema = z
       .optional(),
   })
   .superRefine((body, ctx) => checkTargets(body, (issue) => ctx.addIssue(issue)))
-  .openapi("ScopedGoalRequest");
+  .openapi("ScopedGoalRequest", {
+    example: {
+      name: "Unit 3: solving equations",
+      adaptive_behavior: "practice",
+      targets: { include: ["lref-two-step-eq"], completion_behavior: "all" },
+      scope: { remediation_depth: "two", include: [], exclude: [] },
+      completion_criteria: { min_predicted_mastery: 0.8, min_work_per_target: 3, max_work_on_goal: 60 },
+      timing: { relative_deadline: "P2W" },
+      config: { analytics_enabled: true, assign_to: "learners" },
+    },
+  });
 
 const TargetsOut = z.object({ include: z.array(z.string()), completion_behavior: CompletionBehavior });
 
@@ -170,7 +180,9 @@ export const BatchAssignmentBody = z
       ctx.addIssue({ code: "custom", message: "send exactly one of `registration_ids` and `registration_type`", path: ["registration_ids"] });
     }
   })
-  .openapi("GoalAssignmentBatch");
+  .openapi("GoalAssignmentBatch", {
+    example: { action: "assign", registration_ids: ["7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65", "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"] },
+  });
 
 export const BatchAssignmentResult = z
   .object({

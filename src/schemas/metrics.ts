@@ -57,23 +57,41 @@ const needsColumns = <T extends z.ZodType<{ goal_ids?: unknown; learning_objecti
     path: ["goal_ids"],
   });
 
+/** Request examples for the API reference (/docs). */
+const GOAL_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
+const page = { registration_offset: 0, registrations_per_page: METRICS_PAGE_MAX };
+const EXAMPLES = {
+  proficiency: { goal_ids: [GOAL_EXAMPLE], learning_objective_ids: ["lref-one-step-eq", "lref-two-step-eq"] },
+  "expected-score": { goal_ids: [GOAL_EXAMPLE] },
+  "readiness-forecast": { goal_ids: [GOAL_EXAMPLE] },
+  "active-time": { start_date: "2027-01-04", end_date: "2027-01-10", utc_offset_minutes: -300, goal_ids: [GOAL_EXAMPLE] },
+};
+
 /** Request bodies per metric: the registration row's, and the instance table's with paging (at most 30 rows a page). */
 export const METRIC_BODIES = {
   proficiency: {
-    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)).openapi("ProficiencyRowsRequest"),
-    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })).openapi("InstanceProficiencyRowsRequest"),
+    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)).openapi("ProficiencyRowsRequest", { example: EXAMPLES.proficiency }),
+    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })).openapi("InstanceProficiencyRowsRequest", {
+      example: { ...EXAMPLES.proficiency, ...page },
+    }),
   },
   "expected-score": {
-    registration: z.object(METRIC_FIELDS["expected-score"]).openapi("ExpectedScoreRowsRequest"),
-    instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }).openapi("InstanceExpectedScoreRowsRequest"),
+    registration: z.object(METRIC_FIELDS["expected-score"]).openapi("ExpectedScoreRowsRequest", { example: EXAMPLES["expected-score"] }),
+    instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }).openapi("InstanceExpectedScoreRowsRequest", {
+      example: { ...EXAMPLES["expected-score"], ...page },
+    }),
   },
   "readiness-forecast": {
-    registration: z.object(METRIC_FIELDS["readiness-forecast"]).openapi("ReadinessForecastRowsRequest"),
-    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }).openapi("InstanceReadinessForecastRowsRequest"),
+    registration: z.object(METRIC_FIELDS["readiness-forecast"]).openapi("ReadinessForecastRowsRequest", { example: EXAMPLES["readiness-forecast"] }),
+    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }).openapi("InstanceReadinessForecastRowsRequest", {
+      example: { ...EXAMPLES["readiness-forecast"], ...page },
+    }),
   },
   "active-time": {
-    registration: z.object(METRIC_FIELDS["active-time"]).openapi("ActiveTimeRowsRequest"),
-    instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }).openapi("InstanceActiveTimeRowsRequest"),
+    registration: z.object(METRIC_FIELDS["active-time"]).openapi("ActiveTimeRowsRequest", { example: EXAMPLES["active-time"] }),
+    instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }).openapi("InstanceActiveTimeRowsRequest", {
+      example: { ...EXAMPLES["active-time"], ...page },
+    }),
   },
 } as const;
 
@@ -121,7 +139,9 @@ export const metricTable = <V extends z.ZodTypeAny>(value: V, paged: boolean) =>
     ...(paged ? { next: z.object({ registration_offset: z.number().int(), registrations_per_page: z.number().int() }).optional() } : {}),
   });
 
-export const WatchBody = z.object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) }).openapi("LearnersToWatchRequest");
+export const WatchBody = z
+  .object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) })
+  .openapi("LearnersToWatchRequest", { example: { goal_ids: [GOAL_EXAMPLE] } });
 export const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
 export const WatchResponse = z
   .object({

@@ -54,7 +54,22 @@ export const PredictedScoreBody = z
       .default(4)
       .openapi({ description: "Distinct answered questions on an objective that count as full coverage; default 4." }),
   })
-  .openapi("PredictedScoreRequest");
+  .openapi("PredictedScoreRequest", {
+    example: {
+      account_ids: ["7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65", "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"],
+      graph_ids: ["gref-pre-algebra"],
+      grouped_learning_objectives: [
+        {
+          group_id: "unit-3",
+          learning_objectives: [{ learning_objective_id: "lref-one-step-eq" }, { learning_objective_id: "lref-two-step-eq", weight: 2 }],
+        },
+      ],
+      confidence_levels: [10, 50, 90],
+      get_overall_score: true,
+      get_learning_objective_scores: true,
+      learning_objective_coverage_requirement: 4,
+    },
+  });
 
 const ScoresAtConfidence = z.array(z.object({ confidence_level: z.number().int(), predicted_score: z.number().min(0).max(1) }));
 const GroupScore = z.object({ group_id: z.string(), scores: ScoresAtConfidence, group_learning_objective_coverage: z.number().min(0).max(1) });

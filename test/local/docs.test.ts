@@ -1,25 +1,21 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureChromium } from "../../scripts/lib/chromium";
-import { type LocalService, startLocalService } from "../../scripts/lib/local-service";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Chromium, launchChromium } from "../../scripts/lib/browser";
 
 /**
  * The API reference as a browser gets it from the Worker served by `wrangler dev` (static assets in
  * front of the Worker, as on Cloudflare): the page, and every file it references, from this origin;
  * and the page in a real browser (Debian's headless Chromium, installed if missing, never skipped).
  */
-let service: LocalService;
-let browser: Browser;
+const service = inject("localService");
+let browser: Chromium;
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  [service, browser] = await Promise.all([startLocalService(), chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu"] })]);
-}, 600_000);
+  browser = await launchChromium();
+});
 afterAll(async () => {
   await browser?.close();
-  await service?.stop();
 });
 
 describe("GET /docs (served)", () => {
@@ -54,7 +50,7 @@ describe("GET /docs (served)", () => {
 describe("GET /docs in Chromium", () => {
   // Swagger UI must render every operation under the page's Content-Security-Policy, with no CSP violation and no script error.
   it("renders the operations of /v0/openapi.json under the page CSP, with no violation and no error", async () => {
-    const page = await browser.newPage();
+    const page = await browser.context.newPage();
     const problems: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error" || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
