@@ -9,7 +9,7 @@ import type { Env } from "../../src/env";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
-import { type ApiResponse, call, createAccount, newPartner, type Partner } from "../support/api";
+import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
 
 /** Token bookkeeping: bounded revocation on disable, pruning, and the disable race at issuance. */
 
@@ -20,14 +20,7 @@ const HOUR = 3_600_000;
 let ipCounter = 0;
 function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
   // own client address per request: these tests make many token requests and the endpoint is IP-limited
-  return call("POST", "/v0/oauth/token", {
-    raw: new URLSearchParams(form).toString(),
-    headers: {
-      Authorization: `Basic ${btoa(`${p.client_id}:${p.client_secret}`)}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "CF-Connecting-IP": `198.51.100.${++ipCounter % 250}`,
-    },
-  });
+  return grant(p.client_id, p.client_secret, form, `198.51.100.${++ipCounter % 250}`);
 }
 
 async function insertLiveTokens(accountId: string, n: number, expiresAt = Date.now() + HOUR): Promise<string[]> {

@@ -6,7 +6,7 @@ import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
-import { type ApiResponse, call, createAccount, newPartner, type Partner } from "../support/api";
+import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a client is never locked out by the live-token
@@ -21,14 +21,7 @@ const db = () => openDb(env.DB);
 
 let ipCounter = 0;
 function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
-  return call("POST", "/v0/oauth/token", {
-    raw: new URLSearchParams(form).toString(),
-    headers: {
-      Authorization: `Basic ${btoa(`${p.client_id}:${p.client_secret}`)}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "CF-Connecting-IP": `198.18.0.${++ipCounter % 250}`,
-    },
-  });
+  return grant(p.client_id, p.client_secret, form, `198.18.0.${++ipCounter % 250}`);
 }
 
 async function jtiOf(token: string): Promise<string> {
