@@ -79,6 +79,10 @@ export default defineConfig({
         test: {
           name: "workerd",
           include: ["test/**/*.test.ts"],
+          // One workerd per vitest worker, reused file after file (its start-up is ~1.4 s a file; the
+          // suite's wall time drops by ~40%). Files share D1 and the objects: every test makes its own
+          // partner, accounts and registrations (test/support/api.ts), so nothing depends on an empty store.
+          isolate: false,
           exclude: ["test/unit/**", "test/local/**"],
           setupFiles: ["./test/setup/apply-migrations.ts"],
         },
