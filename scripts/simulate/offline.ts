@@ -8,6 +8,7 @@ import { POLICY } from "../../src/policy";
 import { compileWorld, inProcessFactory } from "./in-process";
 import type { Summary } from "./metrics";
 import { runWorld } from "./run";
+import { tableHead, tableRow } from "./table";
 import { VARIANTS } from "./variants";
 import { generateWorld, LARGE, SMALL, type WorldParams } from "./world";
 
@@ -29,13 +30,8 @@ for (const kv of arg("set", "").split(",").filter(Boolean)) {
   (POLICY as unknown as Record<string, number>)[k] = Number(v);
 }
 
-const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-const header =
-  "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";
-const rows: string[] = [];
 const results: { size: string; variant: string; seed: number; summary: Summary }[] = [];
-console.log(header);
-console.log(header.replace(/[^|]+/g, "---"));
+console.log(tableHead());
 for (const variant of variantNames) {
   const tweak = VARIANTS[variant];
   if (!tweak) throw new Error(`unknown variant ${variant}; known: ${Object.keys(VARIANTS).join(", ")}`);
@@ -48,9 +44,13 @@ for (const variant of variantNames) {
       const r = await runWorld(world, inProcessFactory(compileWorld(world, behavior)));
       const s = r.summary;
       results.push({ size, variant, seed, summary: s });
-      const row = `| ${size} (${params.objectives}) | ${variant} | ${seed} | ${world.scope.length} | ${s.learnable}/${s.blocked} | ${f(s.stepsA)} | ${f(s.stepsB)} | ${f(s.stepsC)} | ${f(s.stepsA / s.stepsC, 2)} | ${f(s.stepsA / s.stepsB, 2)} | ${s.missedA} | ${f(s.readyStepsA)} | ${s.falseReady}/${s.readyCount} (${f(100 * s.falseReadyRate)}%) | ${f(s.stuckPrecision, 2)} | ${f(s.stuckRecall, 2)} | ${f(s.stepStuckPrecision, 2)} | ${f(s.wrMae, 2)} | ${f(s.wrMaeLearnable, 2)} |`;
-      rows.push(row);
-      console.log(row);
+      console.log(tableRow(`${size} (${params.objectives})`, variant, seed, world.scope.length, s));
+      if (process.argv.includes("--breakdown"))
+        console.error(
+          `  A steps by kind: ${Object.entries(s.breakdownA)
+            .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+            .join(", ")}`,
+        );
       if (process.argv.includes("--verbose")) console.error(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`, JSON.stringify(s));
     }
   }

@@ -60,6 +60,28 @@ export interface Run {
   everStuck?: boolean;
   views?: StepRecord[];
   intents?: Record<string, number>;
+  /** steps until true mastery by the true state of the item's objective (see stepKind) */
+  breakdown?: Record<StepKind, number>;
+}
+
+/**
+ * What a step did, by the true state of its item's objective before the answer:
+ * learn = unknown and learnable now (the only kind the oracle spends); premature = unknown with an
+ * unknown prerequisite (cannot be learned yet); out = the objective the student cannot learn;
+ * knownBefore / learnedHere = already known (from the start / learned earlier in the run): diagnosis
+ * and confirmation, split into targets and prerequisites.
+ */
+export type StepKind = "learn" | "premature" | "out" | "knownBeforePrereq" | "learnedHerePrereq" | "knownBeforeTarget" | "learnedHereTarget";
+
+export function stepKind(world: World, learner: Learner, item: number): StepKind {
+  const o = world.items[item]!.objective;
+  if (learner.known[o]) {
+    const target = world.targets.includes(o);
+    if (learner.student.known[o]) return target ? "knownBeforeTarget" : "knownBeforePrereq";
+    return target ? "learnedHereTarget" : "learnedHerePrereq";
+  }
+  if (o === learner.student.blocked) return "out";
+  return learner.canLearn(o) ? "learn" : "premature";
 }
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -79,6 +101,7 @@ export async function runA(world: World, student: Student, client: TutorClient, 
     views: [],
     intents: {},
     everStuck: false,
+    breakdown: { learn: 0, premature: 0, out: 0, knownBeforePrereq: 0, learnedHerePrereq: 0, knownBeforeTarget: 0, learnedHereTarget: 0 },
   };
   if (learner.targetsMastered()) {
     run.masteredAt = 0;
@@ -118,6 +141,7 @@ export async function runA(world: World, student: Student, client: TutorClient, 
       run.end = "empty";
       break;
     }
+    if (run.masteredAt === null) run.breakdown![stepKind(world, learner, i)] += 1;
     const correct = learner.work(i);
     run.steps += 1;
     if (correct !== undefined) run.assessing += 1;
