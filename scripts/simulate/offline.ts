@@ -7,7 +7,8 @@
 import { POLICY } from "../../src/policy";
 import { compileWorld, inProcessFactory } from "./in-process";
 import type { Summary } from "./metrics";
-import { runWorld } from "./run";
+import { runWorld, stepCap } from "./run";
+import { runC, runD } from "./strategies";
 import { tableHead, tableRow } from "./table";
 import { VARIANTS } from "./variants";
 import { generateWorld, LARGE, SMALL, type WorldParams } from "./world";
@@ -45,6 +46,17 @@ for (const variant of variantNames) {
       const s = r.summary;
       results.push({ size, variant, seed, summary: s });
       console.log(tableRow(`${size} (${params.objectives})`, variant, seed, world.scope.length, s));
+      if (process.argv.includes("--bounds")) {
+        const cap = stepCap(world);
+        for (const conf of [0.5, 0.6, 0.7, 0.8, 0.9]) {
+          const d = world.students.filter((st) => st.blocked < 0).map((st) => runD(world, st, cap, conf, 1));
+          const ok = d.filter((x) => x.masteredAt !== null);
+          const mean = ok.reduce((a, x) => a + (x.masteredAt as number), 0) / ok.length;
+          const c = world.students.filter((st) => st.blocked < 0).map((st) => runC(world, st, cap));
+          const mc = c.reduce((a, x) => a + (x.masteredAt ?? 0), 0) / c.length;
+          console.error(`  D(${conf}) mean steps ${mean.toFixed(1)} (C ${mc.toFixed(1)}, D/C ${(mean / mc).toFixed(2)}), missed ${d.length - ok.length}`);
+        }
+      }
       if (process.argv.includes("--breakdown"))
         console.error(
           `  A steps by kind: ${Object.entries(s.breakdownA)
