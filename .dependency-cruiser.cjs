@@ -79,11 +79,33 @@ module.exports = {
       to: { path: "^src/(routes|http|services|objects|queues)/" },
     },
     {
+      name: "client-standalone",
+      severity: "error",
+      comment:
+        "pathwise/client runs in Node, Workers and browsers apart from the service: it imports nothing of src/ but the rate-limit table (pure data, no imports). Its API types come from the OpenAPI document (client/schema.ts), not from the server's modules.",
+      from: { path: "^client/" },
+      to: { path: "^(src|test|scripts|bench|dashboard)/", pathNot: "^src/rate-limits/table\\.ts$" },
+    },
+    {
+      name: "rate-limit-table-pure",
+      severity: "error",
+      comment: "The rate-limit table is bundled into the client: it imports nothing.",
+      from: { path: "^src/rate-limits/table\\.ts$" },
+      to: {},
+    },
+    {
+      name: "dashboard-through-the-client",
+      severity: "error",
+      comment: "The dashboard is a browser page: it reads the API through pathwise/client only, never the service's modules.",
+      from: { path: "^dashboard/" },
+      to: { path: "^(src|test|scripts|bench)/" },
+    },
+    {
       name: "src-not-tools",
       severity: "error",
-      comment: "The Worker never imports tests, scripts or benchmarks.",
+      comment: "The Worker never imports tests, scripts, benchmarks, the client or the dashboard.",
       from: { path: "^src/" },
-      to: { path: "^(test|scripts|bench)/" },
+      to: { path: "^(test|scripts|bench|client|dashboard)/" },
     },
   ],
   options: {

@@ -9,7 +9,7 @@ import { defineConfig } from "vitest/config";
  * - `workerd`: everything that needs the Worker, D1, Durable Objects or Queues, inside the real
  *   runtime through @cloudflare/vitest-plugin.
  * - `local`: the Worker served by `wrangler dev` (static assets in front, as on Cloudflare), driven
- *   from Node over HTTP.
+ *   from Node over HTTP and from headless Chromium (the instructor dashboard).
  */
 export default defineConfig({
   test: {
@@ -29,7 +29,9 @@ export default defineConfig({
           name: "local",
           include: ["test/local/**/*.test.ts"],
           environment: "node",
-          hookTimeout: 120_000,
+          hookTimeout: 180_000,
+          // headless Chromium (found, installed, or the run fails saying how to get it) and one shared wrangler dev
+          globalSetup: ["./test/setup/local.ts"],
         },
       },
       {
@@ -45,17 +47,30 @@ export default defineConfig({
                 IP_RATE_LIMIT: "60",
                 IP_QUEUE_SIZE: "10",
                 TEST_MIGRATIONS: await readD1Migrations(fileURLToPath(new URL("./migrations", import.meta.url))),
+                // The OpenAPI fuzz suite's runs per operation and seed (`npm run fuzz -- --runs N --seed S`; empty: the defaults).
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
-              // wrangler.toml's consumers with a 1 s batch timeout (5 and 10 s deployed): tests that wait on the real queue take a second.
+              // wrangler.toml's consumers with a 1 s batch timeout (5 and 10 s deployed) and retries without delay:
+              // tests that wait on the real queue take a second; a poison message is dead-lettered after 3 attempts.
               queueConsumers: {
-                "pathwise-model-updates": { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10, maxConcurrency: 1 },
+                "pathwise-model-updates": {
+                  maxBatchSize: 100,
+                  maxBatchTimeout: 1,
+                  maxRetries: 2,
+                  retryDelay: 0,
+                  deadLetterQueue: "pathwise-model-updates-dlq",
+                  maxConcurrency: 1,
+                },
                 "pathwise-projections": {
                   maxBatchSize: 100,
                   maxBatchTimeout: 1,
                   maxRetries: 2,
+                  retryDelay: 0,
                   deadLetterQueue: "pathwise-projections-dlq",
                   maxConcurrency: 1,
                 },
+                "pathwise-model-updates-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
                 "pathwise-projections-dlq": { maxBatchSize: 10, maxBatchTimeout: 1 },
               },
             },

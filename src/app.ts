@@ -1,10 +1,12 @@
-import { requestId } from "hono/request-id";
 import { type Config, configFrom } from "./config";
 import { type Db, openDb } from "./db/client";
 import type { Env } from "./env";
 import { bodySizeLimit } from "./http/body-limit";
+import { corsForListedOrigins } from "./http/cors";
 import { onError, onNotFound } from "./http/errors";
+import { requestId } from "./http/request-id";
 import { createRouter } from "./http/router";
+import { securityHeaders } from "./http/security-headers";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
 import { docsRouter } from "./routes/docs";
@@ -14,6 +16,7 @@ import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
 import { metricsRouter } from "./routes/metrics";
 import { oauthRouter } from "./routes/oauth";
+import { opsRouter } from "./routes/ops";
 import { predictedScoreRouter } from "./routes/predicted-score";
 import { recommendationsRouter } from "./routes/recommendations";
 import { registrationsRouter } from "./routes/registrations";
@@ -38,15 +41,15 @@ function forEnv(env: Env): { config: Config; db: Db } {
 export function createApp() {
   const app = createRouter();
 
-  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(requestId());
+  app.use(securityHeaders());
   app.use(async (c, next) => {
-    const label = c.req.header("Request-Label");
     const { config, db } = forEnv(c.env);
     c.set("config", config);
     c.set("db", db);
     await next();
-    if (label) c.res.headers.set("Request-Label", label);
   });
+  app.use("/v0/*", corsForListedOrigins());
   app.use(bodySizeLimit());
 
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
@@ -76,7 +79,8 @@ export function createApp() {
     .route("/", statusAndProgressRouter)
     .route("/", metricsRouter)
     .route("/", predictedScoreRouter)
-    .route("/", docsRouter);
+    .route("/", docsRouter)
+    .route("/", opsRouter);
 }
 
 /** The API's routes with their request and response types, for `hc<AppType>` clients (tests, the coming SDK). */

@@ -12,6 +12,13 @@ export interface Config {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   rateLimits: RateLimitConfig;
+  /**
+   * CORS_ALLOWED_ORIGINS: origins (scheme://host[:port]) whose browsers may call /v0 across origins.
+   * Empty (the default): CORS is off, no Access-Control-* header is sent (decisions.md).
+   */
+  corsAllowedOrigins: string[];
+  /** OPERATOR_TOKEN: enables the operator diagnostics (docs/security.md) for this bearer secret; unset: they answer 404. */
+  operatorToken?: string;
 }
 
 /** Rate limits (docs/rate-limits.md). The per-endpoint numbers are the spec's table in src/rate-limits/table.ts. */
@@ -37,6 +44,30 @@ const multiplier = z
   .refine((v) => v === "off" || (/^\d+(\.\d+)?$/.test(v) && Number.isFinite(Number(v))), { message: 'must be a number >= 0, or "off"' })
   .transform((v) => (v === "off" ? 0 : Number(v)));
 
+/** A comma-separated list of web origins, each normalized to its serialization (lower case, no default port). */
+const origins = z.string().transform((value, ctx) => {
+  const list: string[] = [];
+  for (const entry of value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const bare =
+      url && (url.protocol === "https:" || url.protocol === "http:") && url.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !bare) {
+      ctx.addIssue({ code: "custom", message: `'${entry}' is not an origin such as https://app.example.com ("*" is not accepted: list the origins)` });
+      continue;
+    }
+    list.push(url.origin);
+  }
+  return list;
+});
+
 const EnvSettings = z.object({
   ACCESS_TOKEN_TTL_SECONDS: integer(1).default(3600),
   REFRESH_TOKEN_TTL_SECONDS: integer(1).default(14 * 24 * 3600),
@@ -44,6 +75,8 @@ const EnvSettings = z.object({
   IP_RATE_LIMIT: integer(1).default(60),
   IP_QUEUE_SIZE: integer(0).default(10),
   TOKEN_SIGNING_KEY: z.string().min(32, { message: "must be at least 32 characters (openssl rand -hex 32)" }),
+  CORS_ALLOWED_ORIGINS: origins.default([]),
+  OPERATOR_TOKEN: z.string().min(32, { message: "must be at least 32 characters (openssl rand -hex 32)" }).optional(),
 });
 
 export class ConfigError extends Error {
@@ -68,5 +101,7 @@ export function configFrom(env: Env): Config {
       ipLimit: s.IP_RATE_LIMIT,
       ipQueueSize: s.IP_QUEUE_SIZE,
     },
+    corsAllowedOrigins: s.CORS_ALLOWED_ORIGINS,
+    ...(s.OPERATOR_TOKEN ? { operatorToken: s.OPERATOR_TOKEN } : {}),
   };
 }

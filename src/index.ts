@@ -17,6 +17,7 @@ export default {
   fetch: app.fetch,
   async queue(batch, env) {
     const db = openDb(env.DB);
+    // Dead-letter queues first: their names start with their main queue's.
     if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) await recordDeadLetters(batch, db);
     else if (batch.queue.startsWith("pathwise-projections")) await consumeProjections(batch, db);
     else if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);

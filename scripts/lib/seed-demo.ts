@@ -31,8 +31,8 @@ export async function seedDemo(base: string, c: PartnerCredentials): Promise<Rec
   const graph = await api(base, token, "POST", "/v0/graphs", JSON.parse(readFileSync(SAMPLE_GRAPH, "utf8")));
   const instructor = await api(base, token, "POST", "/v0/accounts", { external_user_id: "demo-instructor" });
   const learners = [];
-  for (const name of ["demo-learner-1", "demo-learner-2", "demo-learner-3"]) {
-    learners.push(await api(base, token, "POST", "/v0/accounts", { external_user_id: name }));
+  for (let i = 1; i <= DEMO_CLASS.length; i++) {
+    learners.push(await api(base, token, "POST", "/v0/accounts", { external_user_id: `demo-learner-${i}` }));
   }
   const li = await api(base, token, "POST", "/v0/learning-instances", { graph_id: "gref-pre-algebra", name: "Pre-algebra (demo)" });
   await api(base, token, "POST", "/v0/registrations", { account_id: instructor.id, learning_instance_id: li.id, type: "instructor" });
@@ -49,16 +49,10 @@ export async function seedDemo(base: string, c: PartnerCredentials): Promise<Rec
     timing: { relative_deadline: "P2W" },
     config: { assign_to: "learners" },
   });
-  // A little history for the first learner, so the learner model has something to show.
-  const minutes = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
-  await api(base, token, "POST", `/v0/registrations/${registrations[0]}/batch-events`, {
-    goal_id: goal.id,
-    events: [
-      { type: "graded-events", module_id: "mref-one-step-eq-q2", interaction_end_time: minutes(2), is_correct: true, is_complete: true, duration: 40_000 },
-      { type: "graded-events", module_id: "mref-one-step-eq-q1", interaction_end_time: minutes(4), is_correct: false, is_complete: true, duration: 55_000 },
-      { type: "ungraded-events", module_id: "mref-one-step-eq-lesson", interaction_end_time: minutes(10), is_complete: true, duration: 240_000 },
-    ],
-  });
+  for (const [i, profile] of DEMO_CLASS.entries()) {
+    const events = historyOf(profile);
+    if (events.length) await api(base, token, "POST", `/v0/registrations/${registrations[i]}/batch-events`, { goal_id: goal.id, events });
+  }
   return {
     graph_id: graph.id,
     learning_instance_id: li.id,
@@ -66,4 +60,78 @@ export async function seedDemo(base: string, c: PartnerCredentials): Promise<Rec
     instructor_account_id: instructor.id,
     learner_registration_ids: registrations,
   };
+}
+
+/** One learner of the demo class: their sessions, `daysAgo` each, answers in order ([module, right?]). */
+type Session = { daysAgo: number; answers: [string, boolean][]; lesson?: string };
+type Profile = { sessions: Session[] };
+
+const q = (objective: string, n: number) => `mref-${objective}-q${n}`;
+const right = (objective: string, ...ns: number[]): [string, boolean][] => ns.map((n) => [q(objective, n), true]);
+const wrong = (objective: string, ...ns: number[]): [string, boolean][] => ns.map((n) => [q(objective, n), false]);
+
+/**
+ * The instructor dashboard's demo class, varied enough that every part of the page has something
+ * to show: a learner who just began, one who finished, one who struggles, one who is stuck on
+ * two-step equations, one who stopped coming, one who never started, and two steady ones.
+ */
+const DEMO_CLASS: Profile[] = [
+  { sessions: [{ daysAgo: 0, lesson: "mref-one-step-eq-lesson", answers: [...wrong("one-step-eq", 1), ...right("one-step-eq", 2)] }] },
+  {
+    sessions: [
+      { daysAgo: 3, answers: [...right("evaluate-expr", 1, 2), ...right("one-step-eq", 1, 2)] },
+      { daysAgo: 2, answers: [...right("one-step-eq", 3), ...wrong("two-step-eq", 1), ...right("two-step-eq", 2, 3)] },
+      { daysAgo: 1, answers: [...right("two-step-eq", 4, 1), ["mref-two-step-eq-review", true]] },
+    ],
+  },
+  {
+    sessions: [
+      { daysAgo: 4, answers: [...wrong("one-step-eq", 1, 2), ...right("one-step-eq", 1)] },
+      { daysAgo: 1, answers: wrong("two-step-eq", 1, 2, 3, 1) },
+    ],
+  },
+  {
+    sessions: [
+      { daysAgo: 2, lesson: "mref-two-step-eq-lesson", answers: [...right("one-step-eq", 1, 2, 3), ...wrong("two-step-eq", 1, 2, 3, 4)] },
+      { daysAgo: 1, answers: [...wrong("two-step-eq", 1, 2), ...right("two-step-eq", 3), ...wrong("two-step-eq", 4, 1, 2, 3)] },
+      { daysAgo: 0, answers: wrong("two-step-eq", 4, 1, 2) },
+    ],
+  },
+  { sessions: [{ daysAgo: 10, answers: [...right("evaluate-expr", 1), ...wrong("one-step-eq", 1), ...right("one-step-eq", 2)] }] },
+  { sessions: [] },
+  {
+    sessions: [
+      { daysAgo: 5, answers: [...right("evaluate-expr", 1), ...right("one-step-eq", 1), ...wrong("one-step-eq", 2), ...right("one-step-eq", 3)] },
+      { daysAgo: 3, answers: [...right("one-step-eq", 2), ...wrong("two-step-eq", 1), ...right("two-step-eq", 2)] },
+      { daysAgo: 0, answers: [...right("two-step-eq", 3), ...wrong("two-step-eq", 4)] },
+    ],
+  },
+  {
+    sessions: [
+      { daysAgo: 6, lesson: "mref-one-step-eq-lesson", answers: [...right("one-step-eq", 1, 2)] },
+      { daysAgo: 2, answers: [...right("one-step-eq", 3), ...right("two-step-eq", 1)] },
+    ],
+  },
+];
+
+/** A profile's events, newest first (the batch order of the spec), timed back from now. */
+function historyOf(profile: Profile): Record<string, unknown>[] {
+  const at = (daysAgo: number, minute: number) => new Date(Date.now() - daysAgo * 86_400_000 - (90 - minute) * 60_000).toISOString();
+  const events: Record<string, unknown>[] = [];
+  for (const { daysAgo, answers, lesson } of profile.sessions) {
+    if (lesson) {
+      events.push({ type: "ungraded-events", module_id: lesson, interaction_end_time: at(daysAgo, 5), is_complete: true, duration: 300_000 });
+    }
+    for (const [i, [module_id, is_correct]] of answers.entries()) {
+      events.push({
+        type: "graded-events",
+        module_id,
+        interaction_end_time: at(daysAgo, 10 + 3 * i),
+        is_correct,
+        is_complete: true,
+        duration: 45_000 + i * 5_000,
+      });
+    }
+  }
+  return events.reverse();
 }

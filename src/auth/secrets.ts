@@ -6,6 +6,11 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/**
+ * The bytes of canonical unpadded base64url text, else null. Canonical: the text is exactly what
+ * `base64url` makes of those bytes, so the unused low bits of the last character are zero and there
+ * is one spelling per value (a token has one string; decisions.md "Input hygiene").
+ */
 export function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
   let s: string;
@@ -14,7 +19,8 @@ export function fromBase64url(text: string): Uint8Array | null {
   } catch {
     return null; // e.g. a length that no base64 text has
   }
-  return Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+  const bytes = Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+  return base64url(bytes) === text ? bytes : null;
 }
 
 /** A random, URL-safe secret of `bytes` bytes of entropy. */

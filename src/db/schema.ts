@@ -77,6 +77,8 @@ export const refreshTokens = sqliteTable(
     accountId: text("account_id").notNull(),
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
+    /** the access token issued with this refresh token (migration 0006): the refresh grant retires it */
+    accessJti: text("access_jti"),
   },
   (t) => [index("refresh_tokens_account").on(t.accountId)],
 );

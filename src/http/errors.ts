@@ -24,6 +24,28 @@ export const forbidden = (message = "The caller is not allowed to perform this r
 export const notFound = (what = "Resource") => new ApiError(404, `${what} not found.`);
 export const unprocessable = (message: string, details?: ErrorDetail[]) => new ApiError(422, message, details);
 
+/** Seconds a client waits before retrying after a 503 (the dependencies recover in moments or not soon). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 503 with Retry-After: a dependency of the request (a Durable Object, D1) failed or could not be
+ * reached, so the request was not completed; retrying is safe (with its Idempotency-Key for events).
+ */
+export function serviceUnavailable(message: string, cause?: unknown): ApiError {
+  const error = new ApiError(503, message, undefined, { "Retry-After": String(RETRY_AFTER_SECONDS) });
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
+/**
+ * Whether an error says the platform found a dependency temporarily unavailable: Durable Object and
+ * storage errors carry `retryable` / `overloaded` flags (Cloudflare's documented error properties).
+ */
+export function isTransient(err: unknown): boolean {
+  const flags = err as { retryable?: unknown; overloaded?: unknown } | null;
+  return typeof flags === "object" && flags !== null && (flags.retryable === true || flags.overloaded === true);
+}
+
 export function errorResponse(c: Context, error: ApiError, errorId = crypto.randomUUID()): Response {
   const body: ErrorBody = { code: error.status, message: error.message, error_id: errorId };
   if (error.details?.length) body.details = error.details;
@@ -31,11 +53,28 @@ export function errorResponse(c: Context, error: ApiError, errorId = crypto.rand
   return c.json(body, error.status);
 }
 
-/** Hono `onError`: known errors become their body; anything else is logged with its error_id and hidden. */
+/** What the logs get for a 5xx: its error_id, the request id, the route and the cause (never the client). */
+function logFailure(c: Context, errorId: string, err: unknown): void {
+  const cause = err instanceof ApiError && err.cause !== undefined ? err.cause : err;
+  console.error(
+    JSON.stringify({
+      error_id: errorId,
+      request_id: c.get("requestId"),
+      route: `${c.req.method} ${c.req.path}`,
+      error: String(err instanceof Error ? (err.stack ?? err) : err),
+      ...(cause !== err ? { cause: String(cause instanceof Error ? (cause.stack ?? cause) : cause) } : {}),
+    }),
+  );
+}
+
+/**
+ * Hono `onError`: known errors become their body; anything else is logged with its error_id and
+ * hidden: a 503 with Retry-After when the platform marked it transient, else a 500.
+ */
 export function onError(err: Error, c: Context): Response {
   const errorId = crypto.randomUUID();
   if (err instanceof ApiError) {
-    if (err.status >= 500) console.error(JSON.stringify({ error_id: errorId, error: String(err.stack ?? err) }));
+    if (err.status >= 500) logFailure(c, errorId, err);
     return errorResponse(c, err, errorId);
   }
   if (err instanceof HTTPException) {
@@ -46,7 +85,8 @@ export function onError(err: Error, c: Context): Response {
     }
     return errorResponse(c, new ApiError(err.status as ContentfulStatusCode, err.message || "Request refused."), errorId);
   }
-  console.error(JSON.stringify({ error_id: errorId, error: String(err.stack ?? err) }));
+  logFailure(c, errorId, err);
+  if (isTransient(err)) return errorResponse(c, serviceUnavailable("A storage service is temporarily unavailable; retry shortly."), errorId);
   return errorResponse(c, new ApiError(500, "Internal error. Quote the error_id when reporting it."), errorId);
 }
 

@@ -3,7 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { IpDecision } from "../objects/ip-gate";
 import { RATE_WINDOW_MS, scaledLimit } from "../rate-limits/table";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
+import { ApiError, serviceUnavailable } from "./errors";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 /** The IP the request comes from (Cloudflare sets CF-Connecting-IP; absent locally and in tests). */
@@ -20,12 +20,18 @@ export async function throttleByIp(c: Context<AppEnv>): Promise<IpDecision | und
   if (!rateLimits.enabled) return undefined;
   const path = new URL(c.req.url).pathname;
   const gate = c.env.IP_GATE.get(c.env.IP_GATE.idFromName(`${clientIp(c)} ${path}`));
-  const decision = await gate.take({
-    now: Date.now(),
-    limit: scaledLimit(rateLimits.ipLimit, rateLimits.multiplier),
-    windowMs: RATE_WINDOW_MS,
-    queueSize: rateLimits.ipQueueSize,
-  });
+  let decision: IpDecision;
+  try {
+    decision = await gate.take({
+      now: Date.now(),
+      limit: scaledLimit(rateLimits.ipLimit, rateLimits.multiplier),
+      windowMs: RATE_WINDOW_MS,
+      queueSize: rateLimits.ipQueueSize,
+    });
+  } catch (error) {
+    // Fail closed: a request the limiter could not count is not served.
+    throw serviceUnavailable("The rate limiter could not be reached; the request was not processed. Retry shortly.", error);
+  }
   if (decision.action === "refuse") {
     throw new ApiError(429, "Too many requests.", undefined, tooManyHeaders("ip-limited", decision.retryAfterMs, decision));
   }

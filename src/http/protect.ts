@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { verifyAccessToken } from "../auth/access-token";
-import type { LimitCheck } from "../objects/token-gate";
+import type { AdmitResult, LimitCheck } from "../objects/token-gate";
 import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
-import { ApiError, unauthorized } from "./errors";
+import { ApiError, serviceUnavailable, unauthorized } from "./errors";
 import { delayHeader, throttleByIp } from "./ip-limit";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
@@ -32,8 +32,7 @@ export function protect(key: RouteKey) {
     const { claims } = verified;
     const { rateLimits } = c.get("config");
     const check = rule && rateLimits.enabled ? await limitCheck(c, rule, key, method, pattern, claims.partner_id, rateLimits.multiplier) : undefined;
-    const gate = c.env.TOKEN_GATE.get(c.env.TOKEN_GATE.idFromName(claims.jti));
-    const admitted = await gate.admit(claims.exp * 1000, check);
+    const admitted = await admit(c, claims.jti, claims.exp * 1000, check);
     if (!admitted.ok) {
       if (admitted.reason === "revoked") throw await failedAuthentication(c, unauthorized("The access token has been revoked."));
       throw new ApiError(429, "Too many requests.", undefined, tooManyHeaders(admitted.reason, admitted.retryAfterMs, admitted.window));
@@ -49,6 +48,18 @@ export function protect(key: RouteKey) {
     await next();
     if (admitted.window) for (const [name, value] of Object.entries(rateLimitHeaders(admitted.window))) c.res.headers.set(name, value);
   });
+}
+
+/**
+ * The token's TokenGate decides (revocation, rate limits). If it cannot be reached the request is
+ * refused with 503 and Retry-After: it fails closed, never admitting a token it could not check.
+ */
+async function admit(c: Context<AppEnv>, jti: string, expiresAtMs: number, check: LimitCheck | undefined): Promise<AdmitResult> {
+  try {
+    return await c.env.TOKEN_GATE.get(c.env.TOKEN_GATE.idFromName(jti)).admit(expiresAtMs, check);
+  } catch (error) {
+    throw serviceUnavailable("The access token could not be checked right now; the request was not processed. Retry shortly.", error);
+  }
 }
 
 /** The 401 of a failed authentication, after the IP-based limit had its say (delay, or 429 ip-limited). */

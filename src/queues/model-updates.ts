@@ -6,13 +6,36 @@ import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-par
 /**
  * Consumer of the model-updates queue: graded answers from every registration refine the item
  * parameters of their graph (src/model/item-refine.ts). Idempotent: applied message ids are recorded
- * in the same D1 transaction as the parameter writes. A failure retries the whole batch.
+ * in the same D1 transaction as the parameter writes, so a redelivered message is applied once.
+ *
+ * The batch is applied in one transaction. If that fails, each message is applied on its own: the
+ * ones that succeed are acknowledged, the failing ones retried (wrangler.toml `max_retries`) and
+ * then moved to the dead-letter queue (recorded in D1 by src/queues/dead-letters.ts), so one poison
+ * message never holds back or dead-letters the good messages of its batch. Nothing is applied twice in either path (the message-id marks).
  */
 export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage>, env: Env): Promise<void> {
-  await applyModelUpdates(
-    openDb(env.DB),
-    SERVICE_PARAMS,
-    batch.messages.map((m) => m.body),
-  );
-  batch.ackAll();
+  const db = openDb(env.DB);
+  try {
+    await applyModelUpdates(
+      db,
+      SERVICE_PARAMS,
+      batch.messages.map((m) => m.body),
+    );
+    batch.ackAll();
+    return;
+  } catch (error) {
+    console.error(JSON.stringify({ queue: batch.queue, messages: batch.messages.length, batch: "failed; applying one by one", error: String(error) }));
+  }
+  for (const message of batch.messages) {
+    try {
+      await applyModelUpdates(db, SERVICE_PARAMS, [message.body]);
+      message.ack();
+    } catch (error) {
+      const bodyId = (message.body as { id?: unknown } | null)?.id;
+      console.error(
+        JSON.stringify({ queue: batch.queue, message: message.id, body_id: bodyId, attempts: message.attempts, retry: true, error: String(error) }),
+      );
+      message.retry();
+    }
+  }
 }

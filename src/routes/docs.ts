@@ -1,9 +1,10 @@
 import { createRouter } from "../http/router";
+import { pageSecurity } from "../http/security-headers";
 
 /**
  * The API reference page. Swagger UI's files are Workers static assets (public/docs/assets/, copied
  * out of node_modules by `npm run assets`), so the page works with no internet and the Worker's
- * upload carries no copy of them.
+ * upload carries no copy of them. The page CSP (pageSecurity) lets it load nothing else.
  */
 const page = `<!doctype html>
 <html lang="en">
@@ -11,6 +12,7 @@ const page = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Pathwise API</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/docs/assets/vendor/swagger-ui.css">
 </head>
 <body>
@@ -20,4 +22,4 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-export const docsRouter = createRouter().get("/docs", (c) => c.html(page));
+export const docsRouter = createRouter().get("/docs", pageSecurity(), (c) => c.html(page));

@@ -7,13 +7,13 @@ import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
 import { jsonBody, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
-import { checkGoals, checkTimes, ingestEvents } from "../services/events";
+import { identifierText } from "../schemas/text";
+import { checkTimes, ingestEvents } from "../services/events";
 import { type RegistrationContext, registrationContext } from "../services/registrations";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({
-  "idempotency-key": z
-    .string()
+  "idempotency-key": identifierText
     .min(1)
     .max(200)
     .optional()
@@ -47,7 +47,7 @@ async function authorized(c: Context<AppEnv>, registrationId: string): Promise<R
   return context;
 }
 
-/** Validates the events against current data and hands them to the registration's Durable Object (204 once stored). */
+/** Checks the events' times and hands them to the registration's Durable Object (204 once stored). */
 async function submit(
   c: Context<AppEnv>,
   context: RegistrationContext,
@@ -55,14 +55,17 @@ async function submit(
   options: { focusGoalId?: string; ignoreInvalidModuleIds?: boolean; newestFirst?: boolean; focusPath?: string } = {},
 ): Promise<void> {
   const nowMs = Date.now();
+  // Request-intrinsic checks only (the clock, the order); goals and modules are checked by the
+  // registration's object after its Idempotency-Key lookup, so a retry gets the first outcome.
   checkTimes(events, nowMs, options.newestFirst ?? false);
   const goals = events.filter((e) => e.goalId).map((e) => ({ goalId: e.goalId as string, path: e.path.replace(/module_id$/, "goal_id") }));
   if (options.focusGoalId) goals.unshift({ goalId: options.focusGoalId, path: options.focusPath ?? "body.goal_id" });
-  await checkGoals(c.get("db"), context.registration, goals);
   await ingestEvents(c.env, {
     registrationId: context.registration.id,
     accountId: context.registration.accountId,
     registrationCreatedAt: context.registration.createdAt,
+    learningInstanceId: context.registration.learningInstanceId,
+    goals,
     graphUuid: context.graphUuid,
     graphVersion: context.graphVersion,
     // the API sends batches newest first; the log and the model take them in time order

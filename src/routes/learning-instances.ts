@@ -13,6 +13,7 @@ import {
   learningInstanceView,
   listLearningInstances,
   listRegistrationsOfInstance,
+  namesInstanceGraph,
   requireLearningInstance,
   updateLearningInstance,
 } from "../services/learning-instances";
@@ -105,7 +106,7 @@ export const learningInstancesRouter = createRouter()
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
     await authorize(c, subjectOf(li));
     const { graph_id, ...fields } = c.req.valid("json");
-    if (graph_id !== undefined && graph_id !== li.graphId && graph_id.toLowerCase() !== li.graphUuid) {
+    if (graph_id !== undefined && !(await namesInstanceGraph(c.get("db"), li, graph_id))) {
       throw unprocessable("graph_id cannot be changed after creation.", [{ path: "body.graph_id", message: "immutable" }]);
     }
     const updated = await updateLearningInstance(c.get("db"), li, fields);

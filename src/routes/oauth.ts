@@ -3,7 +3,10 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { ipLimit } from "../http/ip-limit";
 import { createRouter } from "../http/router";
+import { parseStrictForm } from "../lib/form";
+import { decodeUtf8 } from "../lib/utf8";
 import { ErrorSchema, json } from "../schemas/common";
+import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
 import { OAuthErrorBody, TokenRequest, type TokenResponse, TokenResponseSchema } from "../schemas/oauth";
 import { authenticateClient, clientCredentialsGrant, OAuthError, refreshTokenGrant } from "../services/oauth";
 
@@ -12,6 +15,11 @@ const tokenRoute = createRoute({
   path: "/v0/oauth/token",
   tags: ["Authentication"],
   summary: "Obtain an access token (client credentials with HTTP Basic, or refresh_token grant)",
+  description: [
+    "Form body (application/x-www-form-urlencoded, UTF-8; an ill-formed byte or percent-encoding is `400 invalid_request`).",
+    `An account holds at most ${MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT} live access tokens. A request is never refused for that: a new token beyond the cap retires (revokes) the account's oldest live token, so cache a token and reuse it until it nears \`expires_at\` instead of requesting one per call.`,
+    "A refresh_token grant spends the refresh token (each works once) and retires the access token that was issued with it: the new pair replaces the old one.",
+  ].join("\n\n"),
   security: [{ Basic: [] }],
   request: { body: { required: true, content: { "application/x-www-form-urlencoded": { schema: TokenRequest } } } },
   responses: {
@@ -46,7 +54,11 @@ oauthRouter.post(
       if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
         throw new OAuthError("invalid_request", "Send the body as application/x-www-form-urlencoded.");
       }
-      const form = new URLSearchParams(new TextDecoder().decode(await c.req.arrayBuffer()));
+      const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+      if (!decoded.ok) throw new OAuthError("invalid_request", `The form body is not valid UTF-8 (byte ${decoded.offset}).`);
+      const parsed = parseStrictForm(decoded.text);
+      if (!parsed.ok) throw new OAuthError("invalid_request", parsed.message);
+      const form = parsed.params;
       const grantType = form.get("grant_type");
       let tokens: TokenResponse;
       if (grantType === "client_credentials") {

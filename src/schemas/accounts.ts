@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ACCOUNTS_BATCH_MAX } from "./limits";
+import { identifierText } from "./text";
 
-export const ExternalUserId = z
-  .string()
+export const ExternalUserId = identifierText
   .min(1)
   .max(255)
   .openapi({ description: "Anonymized id chosen by the partner; no personal data (e-mail addresses are refused).", example: "student-4711" });
@@ -20,8 +20,8 @@ export const CreatedAccount = z.object({ id: z.string().uuid(), external_user_id
 
 /** POST /v0/batch (deprecated): account creations, each succeeding or failing on its own. */
 const BatchEntry = z.object({
-  method: z.string().refine((m) => m.toLowerCase() === "post", { message: "must be 'post'" }),
-  relative_url: z.string().refine((u) => u.replace(/^\/v0/, "") === "/accounts", { message: "must be '/accounts'" }),
+  method: z.string().regex(/^[Pp][Oo][Ss][Tt]$/, { message: "must be 'post'" }),
+  relative_url: z.string().regex(/^(\/v0)?\/accounts$/, { message: "must be '/accounts'" }),
   body: z.object({ external_user_id: ExternalUserId }),
 });
 

@@ -31,6 +31,12 @@ export const errorResponses = {
     },
     ...errorContent,
   },
+  503: {
+    description:
+      "A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key)",
+    headers: { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "integer" } } },
+    ...errorContent,
+  },
 } as const;
 
 /** A UUID, lower-cased: ids are stored as generated (lower case) and clients may send either case. */

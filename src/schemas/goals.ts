@@ -4,18 +4,19 @@ import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { ASSIGNMENT_BATCH_MAX } from "./limits";
+import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
 
-const ObjectiveOrModuleId = z
-  .string()
-  .max(200)
-  .regex(/^(lref|mref)-\S+$/, { message: "must be a learning objective id (lref-...) or a module id (mref-...)" });
+const ObjectiveOrModuleId = identifierMatching(
+  new RegExp(`^(lref|mref)-${identifierChar("\\s")}+$`),
+  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+).max(200);
 
 const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
 const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
 const AdaptiveBehavior = z.enum(ADAPTIVE_BEHAVIORS);
 const RemediationDepth = z.enum(REMEDIATION_DEPTHS);
 const AssignTo = z.enum(ASSIGN_TO);
-const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+const Name = freeText.trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
 const Targets = z.object({
   include: TargetIds.openapi({ description: "All lref- (objective targets) or all mref- (module targets)." }),
@@ -23,7 +24,7 @@ const Targets = z.object({
 });
 
 const Topic = z.object({
-  id: z.string().trim().min(1).max(200),
+  id: identifierText.trim().min(1).max(200),
   name: Name.optional(),
   targets: Targets,
 });
@@ -32,7 +33,11 @@ const Duration = z
   .string()
   .max(100)
   .refine((v) => parseIsoDuration(v) !== undefined, { message: "must be a positive ISO 8601 duration such as P2W, P10D or PT36H" })
-  .openapi({ example: "P2W" });
+  .openapi({
+    format: "duration",
+    example: "P2W",
+    description: "A positive ISO 8601 duration with whole components: weeks alone (P2W) or years to seconds (P1Y2M3DT4H5M6S), each at most 100000.",
+  });
 
 type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown };
 
@@ -107,7 +112,17 @@ export const GoalBodySchema = z
       .optional(),
   })
   .superRefine((body, ctx) => checkTargets(body, (issue) => ctx.addIssue(issue)))
-  .openapi("ScopedGoalRequest");
+  .openapi("ScopedGoalRequest", {
+    example: {
+      name: "Unit 3: solving equations",
+      adaptive_behavior: "practice",
+      targets: { include: ["lref-two-step-eq"], completion_behavior: "all" },
+      scope: { remediation_depth: "two", include: [], exclude: [] },
+      completion_criteria: { min_predicted_mastery: 0.8, min_work_per_target: 3, max_work_on_goal: 60 },
+      timing: { relative_deadline: "P2W" },
+      config: { analytics_enabled: true, assign_to: "learners" },
+    },
+  });
 
 const TargetsOut = z.object({ include: z.array(z.string()), completion_behavior: CompletionBehavior });
 
@@ -165,7 +180,9 @@ export const BatchAssignmentBody = z
       ctx.addIssue({ code: "custom", message: "send exactly one of `registration_ids` and `registration_type`", path: ["registration_ids"] });
     }
   })
-  .openapi("GoalAssignmentBatch");
+  .openapi("GoalAssignmentBatch", {
+    example: { action: "assign", registration_ids: ["7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65", "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"] },
+  });
 
 export const BatchAssignmentResult = z
   .object({

@@ -1,13 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import type { GraphDocument } from "../graphs/graph-document";
+import { freeText, identifierText } from "./text";
 
 /**
  * The graph document (decisions.md "Knowledge graphs"). zod checks the structure only (missing
  * fields, wrong types → 400); prefixes, uniqueness, references, cycles and limits are checked by
  * src/graphs/validate-graph.ts so that every such problem is reported at once (422).
  */
-const Ref = z.string().min(1).max(200);
-const Name = z.string().max(500);
+const Ref = identifierText.min(1).max(200);
+const Name = freeText.max(500);
 
 export const GraphObjectiveSchema = z.object({
   id: Ref.openapi({ example: "lref-lin-eq" }),
@@ -40,7 +41,7 @@ export const GraphTaxonSchema = z.object({
 export const GraphDocumentSchema = z
   .object({
     label: Ref.openapi({ example: "gref-algebra-1", description: "The partner's graph reference; unique per partner, immutable." }),
-    name: z.string().min(1).max(500),
+    name: freeText.min(1).max(500),
     learning_objectives: z.array(GraphObjectiveSchema),
     modules: z.array(GraphModuleSchema),
     bundles: z.array(GraphBundleSchema).optional(),
@@ -93,8 +94,7 @@ export const GraphWithIdsSchema = GraphDocumentSchema.extend({
 }).openapi("Graph", { description: "The graph document of one version, with the graph's id and version and each module's (and bundle's) uuid." });
 
 export const GraphRefParams = z.object({
-  graph_id: z
-    .string()
+  graph_id: identifierText
     .min(1)
     .max(200)
     .openapi({ param: { name: "graph_id", in: "path" }, description: "Graph uuid or gref- label", example: "gref-pre-algebra" }),

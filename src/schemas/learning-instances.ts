@@ -1,13 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { isoDateTime } from "./common";
+import { freeText, identifierChar, identifierMatching } from "./text";
 
-const GraphId = z
-  .string()
+const GraphId = identifierMatching(
+  new RegExp(`^(gref-${identifierChar()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`),
+  "must be a graph uuid or a gref- label (without control, bidirectional-formatting or zero-width characters)",
+)
   .min(1)
   .max(200)
-  .refine((v) => v.startsWith("gref-") || z.string().uuid().safeParse(v).success, { message: "must be a graph uuid or a gref- label" })
   .openapi({ example: "gref-pre-algebra" });
-const Name = z.string().trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
+const Name = freeText.trim().min(1).max(200).openapi({ description: "No personal data: a name with an e-mail address is refused (422)." });
 
 export const LearningInstanceSchema = z
   .object({
@@ -29,7 +31,9 @@ export const UpdateLearningInstanceBody = z
     name: Name.optional(),
     start_date: isoDateTime.nullable().optional(),
     end_date: isoDateTime.nullable().optional(),
-    graph_id: z.string().optional().openapi({ description: "Immutable: may be repeated unchanged; a different value is refused (422)." }),
+    graph_id: GraphId.optional().openapi({
+      description: "Immutable: naming the instance's own graph (by uuid or gref- label) is a no-op; another graph is refused (422).",
+    }),
   })
   .openapi("UpdateLearningInstance");
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { uuid } from "./common";
 import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
+import { ObjectiveId } from "./text";
 
 /** The four metrics decisions.md names for 4.8; each has a learning-instance table and a registration row. */
 export const METRICS = ["proficiency", "expected-score", "readiness-forecast", "active-time"] as const;
@@ -11,16 +12,12 @@ const GoalIds = z
   .min(1)
   .max(METRICS_GOALS_MAX, { message: `at most ${METRICS_GOALS_MAX} goal ids per request` });
 const ObjectiveIds = z
-  .array(
-    z
-      .string()
-      .min(1)
-      .max(200)
-      .regex(/^lref-\S+$/, { message: "must be a learning objective id (lref-...)" }),
-  )
+  .array(ObjectiveId)
   .min(1)
   .max(METRICS_OBJECTIVES_MAX, { message: `at most ${METRICS_OBJECTIVES_MAX} objective ids per request` });
-const DateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
+const DateOrDateTime = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true })], { message: "must be an ISO 8601 date (2027-01-04) or date-time" })
+  .openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
 
 const Paging = {
   registration_offset: z.number().int().min(0).default(0),
@@ -48,7 +45,8 @@ const METRIC_FIELDS = {
       .max(840)
       .multipleOf(15)
       .optional()
-      .openapi({ description: "The time zone whose calendar days are the columns, as minutes east of UTC (default 0: UTC days)." }),
+      // multipleOf is restated for the document: the generator leaves zod's out.
+      .openapi({ multipleOf: 15, description: "The time zone whose calendar days are the columns, as minutes east of UTC (default 0: UTC days)." }),
     goal_ids: GoalIds.optional().openapi({ description: "Rows: learners with one of these goals assigned (default: every learner)." }),
   },
 } as const;
@@ -59,18 +57,42 @@ const needsColumns = <T extends z.ZodType<{ goal_ids?: unknown; learning_objecti
     path: ["goal_ids"],
   });
 
+/** Request examples for the API reference (/docs). */
+const GOAL_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
+const page = { registration_offset: 0, registrations_per_page: METRICS_PAGE_MAX };
+const EXAMPLES = {
+  proficiency: { goal_ids: [GOAL_EXAMPLE], learning_objective_ids: ["lref-one-step-eq", "lref-two-step-eq"] },
+  "expected-score": { goal_ids: [GOAL_EXAMPLE] },
+  "readiness-forecast": { goal_ids: [GOAL_EXAMPLE] },
+  "active-time": { start_date: "2027-01-04", end_date: "2027-01-10", utc_offset_minutes: -300, goal_ids: [GOAL_EXAMPLE] },
+};
+
 /** Request bodies per metric: the registration row's, and the instance table's with paging (at most 30 rows a page). */
 export const METRIC_BODIES = {
   proficiency: {
-    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)),
-    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })),
+    registration: needsColumns(z.object(METRIC_FIELDS.proficiency)).openapi("ProficiencyRowsRequest", { example: EXAMPLES.proficiency }),
+    instance: needsColumns(z.object({ ...METRIC_FIELDS.proficiency, ...Paging })).openapi("InstanceProficiencyRowsRequest", {
+      example: { ...EXAMPLES.proficiency, ...page },
+    }),
   },
-  "expected-score": { registration: z.object(METRIC_FIELDS["expected-score"]), instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }) },
+  "expected-score": {
+    registration: z.object(METRIC_FIELDS["expected-score"]).openapi("ExpectedScoreRowsRequest", { example: EXAMPLES["expected-score"] }),
+    instance: z.object({ ...METRIC_FIELDS["expected-score"], ...Paging }).openapi("InstanceExpectedScoreRowsRequest", {
+      example: { ...EXAMPLES["expected-score"], ...page },
+    }),
+  },
   "readiness-forecast": {
-    registration: z.object(METRIC_FIELDS["readiness-forecast"]),
-    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }),
+    registration: z.object(METRIC_FIELDS["readiness-forecast"]).openapi("ReadinessForecastRowsRequest", { example: EXAMPLES["readiness-forecast"] }),
+    instance: z.object({ ...METRIC_FIELDS["readiness-forecast"], ...Paging }).openapi("InstanceReadinessForecastRowsRequest", {
+      example: { ...EXAMPLES["readiness-forecast"], ...page },
+    }),
   },
-  "active-time": { registration: z.object(METRIC_FIELDS["active-time"]), instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }) },
+  "active-time": {
+    registration: z.object(METRIC_FIELDS["active-time"]).openapi("ActiveTimeRowsRequest", { example: EXAMPLES["active-time"] }),
+    instance: z.object({ ...METRIC_FIELDS["active-time"], ...Paging }).openapi("InstanceActiveTimeRowsRequest", {
+      example: { ...EXAMPLES["active-time"], ...page },
+    }),
+  },
 } as const;
 
 export const ProficiencyValueSchema = z
@@ -117,7 +139,9 @@ export const metricTable = <V extends z.ZodTypeAny>(value: V, paged: boolean) =>
     ...(paged ? { next: z.object({ registration_offset: z.number().int(), registrations_per_page: z.number().int() }).optional() } : {}),
   });
 
-export const WatchBody = z.object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) }).openapi("LearnersToWatchRequest");
+export const WatchBody = z
+  .object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) })
+  .openapi("LearnersToWatchRequest", { example: { goal_ids: [GOAL_EXAMPLE] } });
 export const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
 export const WatchResponse = z
   .object({

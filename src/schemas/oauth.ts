@@ -1,14 +1,22 @@
 import { z } from "@hono/zod-openapi";
+import { ExternalUserId } from "./accounts";
 
+/** The token endpoint's form body (documentation: the endpoint parses its own form to answer RFC 6749 errors). */
 export const TokenRequest = z
-  .object({
-    grant_type: z.enum(["client_credentials", "refresh_token"]),
-    scope: z
-      .string()
-      .optional()
-      .openapi({ description: "client_credentials: the external_user_id the token acts for (the partner admin's for an admin token)" }),
-    refresh_token: z.string().optional().openapi({ description: "refresh_token grant: the refresh token to spend" }),
-  })
+  .discriminatedUnion("grant_type", [
+    z
+      .object({
+        grant_type: z.literal("client_credentials"),
+        scope: ExternalUserId.openapi({ description: "The external_user_id the token acts for (the partner admin's for an admin token)" }),
+      })
+      .openapi("ClientCredentialsGrant"),
+    z
+      .object({
+        grant_type: z.literal("refresh_token"),
+        refresh_token: z.string().min(1).max(200).openapi({ description: "The refresh token to spend (each works once)" }),
+      })
+      .openapi("RefreshTokenGrant"),
+  ])
   .openapi("TokenRequest");
 
 export const TokenResponseSchema = z

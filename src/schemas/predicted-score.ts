@@ -1,28 +1,24 @@
 import { z } from "@hono/zod-openapi";
 import { uuid } from "./common";
 import { PREDICTED_SCORE_ACCOUNTS_MAX, PREDICTED_SCORE_GROUPS_MAX, PREDICTED_SCORE_OBJECTIVES_MAX } from "./limits";
-
-const ObjectiveRef = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^lref-\S+$/, { message: "must be a learning objective id (lref-...)" });
+import { identifierText, ObjectiveId } from "./text";
 
 export const PredictedScoreBody = z
   .object({
     account_ids: z.array(uuid).min(1).max(PREDICTED_SCORE_ACCOUNTS_MAX),
     graph_ids: z
-      .array(z.string().min(1).max(200))
-      .length(1, { message: "exactly one graph id (only one graph per request is supported)" })
+      .array(identifierText.min(1).max(200))
+      .min(1, { message: "exactly one graph id (only one graph per request is supported)" })
+      .max(1, { message: "exactly one graph id (only one graph per request is supported)" })
       .openapi({ description: "The graph: its gref- label or uuid. Only one graph id is supported." }),
     grouped_learning_objectives: z
       .array(
         z.object({
-          group_id: z.string().min(1).max(200).openapi({ description: "A unique label of the group." }),
+          group_id: identifierText.min(1).max(200).openapi({ description: "A unique label of the group." }),
           learning_objectives: z
             .array(
               z.object({
-                learning_objective_id: ObjectiveRef,
+                learning_objective_id: ObjectiveId,
                 weight: z.number().int().min(1).max(1_000_000).optional().openapi({ description: "Positive integer, default 1." }),
               }),
             )
@@ -58,7 +54,22 @@ export const PredictedScoreBody = z
       .default(4)
       .openapi({ description: "Distinct answered questions on an objective that count as full coverage; default 4." }),
   })
-  .openapi("PredictedScoreRequest");
+  .openapi("PredictedScoreRequest", {
+    example: {
+      account_ids: ["7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65", "2b9f6c13-5e7a-4d80-b1c4-6a3e2d9f0b87"],
+      graph_ids: ["gref-pre-algebra"],
+      grouped_learning_objectives: [
+        {
+          group_id: "unit-3",
+          learning_objectives: [{ learning_objective_id: "lref-one-step-eq" }, { learning_objective_id: "lref-two-step-eq", weight: 2 }],
+        },
+      ],
+      confidence_levels: [10, 50, 90],
+      get_overall_score: true,
+      get_learning_objective_scores: true,
+      learning_objective_coverage_requirement: 4,
+    },
+  });
 
 const ScoresAtConfidence = z.array(z.object({ confidence_level: z.number().int(), predicted_score: z.number().min(0).max(1) }));
 const GroupScore = z.object({ group_id: z.string(), scores: ScoresAtConfidence, group_learning_objective_coverage: z.number().min(0).max(1) });

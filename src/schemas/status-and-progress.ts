@@ -36,7 +36,11 @@ const GoalIds = z
   .max(STATUS_REQUEST_GOALS_MAX, { message: `at most ${STATUS_REQUEST_GOALS_MAX} goal ids per request` })
   .openapi({ description: "Scoped goals of the learning instance." });
 
-export const RegistrationStatusBody = z.object({ goal_ids: GoalIds }).openapi("RegistrationStatusAndProgressRequest");
+const GOAL_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
+
+export const RegistrationStatusBody = z
+  .object({ goal_ids: GoalIds })
+  .openapi("RegistrationStatusAndProgressRequest", { example: { goal_ids: [GOAL_EXAMPLE] } });
 
 export const InstanceStatusBody = z
   .object({
@@ -44,7 +48,7 @@ export const InstanceStatusBody = z
     registration_offset: z.number().int().min(0).default(0).openapi({ description: "Default 0: take it from next.registration_offset." }),
     registrations_per_page: z.number().int().min(1).max(STATUS_PAGE_MAX).default(STATUS_PAGE_MAX).openapi({ description: "Default and maximum 100." }),
   })
-  .openapi("InstanceStatusAndProgressRequest");
+  .openapi("InstanceStatusAndProgressRequest", { example: { goal_ids: [GOAL_EXAMPLE], registration_offset: 0, registrations_per_page: STATUS_PAGE_MAX } });
 
 const Row = z.object({ registration_id: z.string().uuid(), status_and_progress: z.array(StatusAndProgressSchema) });
 

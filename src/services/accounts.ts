@@ -63,15 +63,40 @@ export async function findAccountByExternalId(db: Db, partnerId: string, externa
 /** Gate calls in flight at once while disabling an account (each revocation is one Durable Object call). */
 export const REVOKE_CONCURRENCY = 50;
 
+/** An issued access token as recorded in `access_tokens`. */
+export interface IssuedToken {
+  jti: string;
+  /** ms since the epoch */
+  expiresAt: number;
+}
+
+/**
+ * Revokes the tokens in their TokenGates (they get 401 from their next request on) and deletes
+ * their `access_tokens` rows: REVOKE_CONCURRENCY gate calls at a time, each chunk's rows deleted
+ * once its gates answered. If a gate call fails this throws with the rows of unfinished chunks kept,
+ * so the tokens stay listed for a later attempt (a retried disable, the next issuance).
+ */
+export async function revokeAccessTokens(env: Env, db: Db, tokens: IssuedToken[]): Promise<void> {
+  for (let i = 0; i < tokens.length; i += REVOKE_CONCURRENCY) {
+    const chunk = tokens.slice(i, i + REVOKE_CONCURRENCY);
+    await Promise.all(chunk.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+    await db.delete(accessTokens).where(
+      inArray(
+        accessTokens.jti,
+        chunk.map((t) => t.jti),
+      ),
+    );
+  }
+}
+
 /**
  * Disables the account (its external_user_id stays taken) and revokes every live access token of
  * it in that token's gate, so they stop working at once without a storage read per request.
  *
- * The tokens are revoked REVOKE_CONCURRENCY at a time; after each chunk its `access_tokens` rows
- * are deleted (the gates now hold the revocation until expiry). If a revocation fails the call
- * throws with `disabled_at` already set and the rows of unfinished chunks kept, so a retried
- * DELETE re-lists what is left and finishes the job. The number of live tokens per account is
- * capped at issuance (MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT), which bounds the calls one disable makes.
+ * The tokens are revoked by `revokeAccessTokens`; if a revocation fails the call throws with
+ * `disabled_at` already set and the unfinished rows kept, so a retried DELETE re-lists what is
+ * left and finishes the job. The number of live tokens per account is capped at issuance
+ * (MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT), which bounds the calls one disable makes.
  */
 export async function disableAccount(env: Env, db: Db, account: AccountRow): Promise<void> {
   const now = Date.now();
@@ -83,15 +108,6 @@ export async function disableAccount(env: Env, db: Db, account: AccountRow): Pro
     .from(accessTokens)
     .where(and(eq(accessTokens.accountId, account.id), gt(accessTokens.expiresAt, now)))
     .all();
-  for (let i = 0; i < live.length; i += REVOKE_CONCURRENCY) {
-    const chunk = live.slice(i, i + REVOKE_CONCURRENCY);
-    await Promise.all(chunk.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
-    await db.delete(accessTokens).where(
-      inArray(
-        accessTokens.jti,
-        chunk.map((t) => t.jti),
-      ),
-    );
-  }
+  await revokeAccessTokens(env, db, live);
   await db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now)));
 }

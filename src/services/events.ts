@@ -1,9 +1,9 @@
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { goals as goalsTable, type RegistrationRow } from "../db/schema";
+import { goals as goalsTable } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest, unprocessable } from "../http/errors";
-import type { EventInput, IngestRequest } from "../objects/registration/rpc";
+import { ApiError, badRequest, serviceUnavailable, unprocessable } from "../http/errors";
+import type { EventInput, GoalRef, IngestOutcome, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
@@ -27,8 +27,13 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
   if (details.length) throw badRequest("The events' times are not acceptable; see details.", details);
 }
 
-/** Every goal id named must be a live goal of the registration's learning instance (422 otherwise). */
-export async function checkGoals(db: Db, registration: RegistrationRow, goals: { goalId: string; path: string }[]): Promise<void> {
+/**
+ * The goal ids named that are not live goals of the learning instance, as error details (empty when
+ * all are). Called by the RegistrationObject after its Idempotency-Key lookup, so a retry of a
+ * stored request is answered before anything is checked against current data (decisions.md).
+ */
+export async function unknownGoals(db: Db, learningInstanceId: string, goals: GoalRef[]): Promise<ErrorDetail[]> {
+  if (goals.length === 0) return [];
   const ids = [...new Set(goals.map((g) => g.goalId.toLowerCase()))];
   const known = new Set<string>();
   // D1 binds at most 100 parameters per statement.
@@ -36,21 +41,33 @@ export async function checkGoals(db: Db, registration: RegistrationRow, goals: {
     const rows = await db
       .select({ id: goalsTable.id })
       .from(goalsTable)
-      .where(
-        and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, registration.learningInstanceId), isNull(goalsTable.deletedAt)),
-      )
+      .where(and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, learningInstanceId), isNull(goalsTable.deletedAt)))
       .all();
     for (const r of rows) known.add(r.id);
   }
-  const details: ErrorDetail[] = goals
+  return goals
     .filter((g) => !known.has(g.goalId.toLowerCase()))
     .map(({ goalId, path }) => ({ path, message: `'${goalId}' is not a goal of the registration's learning instance` }));
-  if (details.length) throw unprocessable("Unknown goal id(s).", details);
 }
 
-/** Hands the events to the registration's Durable Object, which validates modules and stores them atomically. */
+/**
+ * Hands the events to the registration's Durable Object, which answers a stored Idempotency-Key
+ * first, then checks goals and modules and stores everything in one transaction. A failure of the
+ * object (it threw, was reset, or could not be reached) is a 503 with Retry-After: its transaction
+ * rolled back, or it committed and the answer was lost, so a retry with the same Idempotency-Key
+ * stores the events exactly once.
+ */
 export async function ingestEvents(env: Env, request: IngestRequest): Promise<void> {
-  const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(request.registrationId));
-  const outcome = await stub.ingest(request);
+  let outcome: IngestOutcome;
+  try {
+    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(request.registrationId));
+    outcome = await stub.ingest(request);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw serviceUnavailable(
+      "The registration's event store failed while storing the events. Retry with the same Idempotency-Key: the events are then stored exactly once.",
+      error,
+    );
+  }
   if (!outcome.ok) throw unprocessable(outcome.message, outcome.details);
 }

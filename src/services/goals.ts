@@ -9,6 +9,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
+import { isRefusal } from "../db/refusals";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, learningInstances } from "../db/schema";
 import type { TargetKind } from "../domain/vocabulary";
 import { goalScopeInput, resolveGoalScope, scopeLabels } from "../graphs/resolve-goal-scope";
@@ -193,8 +194,14 @@ export async function createGoal(db: Db, li: LearningInstanceRow, input: GoalInp
     deletedAt: null,
   };
   const types = ASSIGN_TYPES[body.config.assign_to];
-  if (types.length) await db.batch([db.insert(goals).values(row), assignByTypes(db, row.id, li.id, types, now)]);
-  else await db.insert(goals).values(row);
+  try {
+    if (types.length) await db.batch([db.insert(goals).values(row), assignByTypes(db, row.id, li.id, types, now)]);
+    else await db.insert(goals).values(row);
+  } catch (error) {
+    // The instance was deleted after it was read (migration 0006's trigger refused the goal; the batch rolled back).
+    if (isRefusal(error, "learning_instance_not_live")) throw notFound("Learning instance");
+    throw error;
+  }
   return row;
 }
 

@@ -57,6 +57,13 @@ export async function createLearningInstance(db: Db, partnerId: string, input: C
   return row;
 }
 
+/** Whether `graphRef` (a uuid in any case, or a gref- label) names the graph the instance teaches. */
+export async function namesInstanceGraph(db: Db, li: LearningInstanceRow, graphRef: string): Promise<boolean> {
+  if (graphRef === li.graphId || graphRef.toLowerCase() === li.graphUuid) return true;
+  const graph = await resolveGraphRef(db, li.partnerId, graphRef);
+  return graph !== undefined && graph.id === li.graphUuid;
+}
+
 /** A live learning instance of any partner (the caller rule then hides other partners' ones). */
 export async function findLearningInstance(db: Db, id: string): Promise<LearningInstanceRow | undefined> {
   return db
@@ -80,7 +87,13 @@ export async function updateLearningInstance(db: Db, current: LearningInstanceRo
     startDate: fields.start_date !== undefined ? (isoUtc(fields.start_date) ?? null) : current.startDate,
     endDate: fields.end_date !== undefined ? (isoUtc(fields.end_date) ?? null) : current.endDate,
   };
-  await db.update(learningInstances).set({ name: next.name, startDate: next.startDate, endDate: next.endDate }).where(eq(learningInstances.id, current.id));
+  // Only a live instance: a PUT racing the instance's DELETE answers 404, never 200 after the 204.
+  const updated = await db
+    .update(learningInstances)
+    .set({ name: next.name, startDate: next.startDate, endDate: next.endDate })
+    .where(and(eq(learningInstances.id, current.id), isNull(learningInstances.deletedAt)))
+    .returning({ id: learningInstances.id });
+  if (updated.length === 0) throw notFound("Learning instance");
   return next;
 }
 

@@ -1,4 +1,4 @@
-import { and, count, eq, gt, isNotNull, isNull, lte, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
@@ -7,7 +7,7 @@ import { type AccountRow, accessTokens, type PartnerRow, partners, refreshTokens
 import type { Env } from "../env";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
 import type { TokenResponse } from "../schemas/oauth";
-import { findAccount, findAccountByExternalId } from "./accounts";
+import { findAccount, findAccountByExternalId, type IssuedToken, REVOKE_CONCURRENCY, revokeAccessTokens } from "./accounts";
 
 /** RFC 6749 section 5.2 error codes used by the token endpoint. */
 export type OAuthErrorCode = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
@@ -56,54 +56,69 @@ export async function clientCredentialsGrant(env: Env, db: Db, config: Config, p
   if (!account || account.disabledAt !== null) {
     throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
   }
-  await assertTokenRoom(db, account.id, Date.now());
   return issueTokens(env, db, config, partner, account);
 }
 
-/** Spends the refresh token (at most once, atomically) and returns a fresh pair for the same account. */
+/**
+ * Spends the refresh token (at most once, atomically), retires the access token issued with it
+ * (decisions.md: the new pair replaces the old one) and returns a fresh pair for the same account.
+ */
 export async function refreshTokenGrant(env: Env, db: Db, config: Config, partner: PartnerRow, refreshToken: string | undefined): Promise<TokenResponse> {
   if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
   const now = Date.now();
   const tokenHash = await hashSecret(refreshToken);
-  // The live-token cap is checked before the refresh token is spent, so a refusal does not burn it.
-  const pending = await db
-    .select({ accountId: refreshTokens.accountId })
-    .from(refreshTokens)
-    .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
-    .get();
-  if (pending) await assertTokenRoom(db, pending.accountId, now);
   const spent = await db
     .update(refreshTokens)
     .set({ usedAt: now })
     .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
-    .returning({ accountId: refreshTokens.accountId });
-  const accountId = spent[0]?.accountId;
-  const account = accountId ? await findAccount(db, accountId) : undefined;
-  if (!account || account.disabledAt !== null) {
+    .returning({ accountId: refreshTokens.accountId, accessJti: refreshTokens.accessJti });
+  const row = spent[0];
+  const account = row ? await findAccount(db, row.accountId) : undefined;
+  if (!row || !account || account.disabledAt !== null) {
     throw new OAuthError("invalid_grant", "The refresh token is unknown, expired, already used, or its account is disabled.");
+  }
+  if (row.accessJti) {
+    const previous = await db
+      .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
+      .from(accessTokens)
+      .where(and(eq(accessTokens.jti, row.accessJti), gt(accessTokens.expiresAt, now)))
+      .all();
+    await retire(env, db, previous, "refresh grant");
   }
   return issueTokens(env, db, config, partner, account);
 }
 
 /**
- * Refuses a new access token when the account already has MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT live
- * ones (docs/architecture.md "Tokens"): disabling an account revokes every live token, so their
- * number must stay bounded. Concurrent issuances may pass the check together, so the bound is
- * approximate by the number of requests in flight.
+ * Retires access tokens (revoked in their TokenGates, rows deleted). Housekeeping never fails the
+ * token request: if a gate cannot be reached the error is logged and the rows stay, so the tokens
+ * remain listed (a disable still revokes them, the next issuance retries the cap) and expire on time.
  */
-async function assertTokenRoom(db: Db, accountId: string, now: number): Promise<void> {
-  const max = MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT;
-  const row = await db
-    .select({ n: count() })
+async function retire(env: Env, db: Db, tokens: IssuedToken[], why: string): Promise<void> {
+  if (tokens.length === 0) return;
+  try {
+    await revokeAccessTokens(env, db, tokens);
+  } catch (error) {
+    console.error(JSON.stringify({ tokens: tokens.map((t) => t.jti), retire: `${why}: revocation failed, rows kept`, error: String(error) }));
+  }
+}
+
+/**
+ * Keeps the account at MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT live access tokens by retiring the oldest
+ * (earliest expiry) beyond it: a client is never refused for the cap (decisions.md), and the number
+ * of gates one disable must call stays bounded. Costs one indexed query (no rows in the usual case)
+ * and one TokenGate call per retired token. Concurrent issuances at the cap may both pick the same
+ * oldest token, overshooting by the requests in flight until the next issuance.
+ */
+async function retireBeyondCap(env: Env, db: Db, accountId: string, now: number): Promise<void> {
+  const beyond = await db
+    .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
     .from(accessTokens)
     .where(and(eq(accessTokens.accountId, accountId), gt(accessTokens.expiresAt, now)))
-    .get();
-  if ((row?.n ?? 0) >= max) {
-    throw new OAuthError(
-      "invalid_request",
-      `The account already has ${max} live access tokens, the most allowed. Reuse an issued access token until it expires (see expires_in) instead of requesting a new one per call.`,
-    );
-  }
+    .orderBy(desc(accessTokens.expiresAt), desc(sql`rowid`))
+    .limit(REVOKE_CONCURRENCY)
+    .offset(MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT)
+    .all();
+  await retire(env, db, beyond, "live-token cap");
 }
 
 async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow, account: AccountRow): Promise<TokenResponse> {
@@ -123,6 +138,7 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
       accountId: account.id,
       expiresAt: now + config.refreshTokenTtlSeconds * 1000,
       usedAt: null,
+      accessJti: jti,
     }),
   ]);
   // Re-check after recording the token: a concurrent disable either sees this token's row or we see it.
@@ -132,6 +148,7 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
     await db.batch([db.delete(accessTokens).where(eq(accessTokens.jti, jti)), db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, refreshHash))]);
     throw new OAuthError("invalid_scope", "The account has been disabled.");
   }
+  await retireBeyondCap(env, db, account.id, now);
   const accessToken = await signAccessToken(
     { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp },
     env.TOKEN_SIGNING_KEY,

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { isRefusal } from "../db/refusals";
 import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
@@ -41,7 +42,14 @@ export async function createRegistration(
     createdAt: Date.now(),
     deletedAt: null,
   };
-  const inserted = await db.insert(registrations).values(row).onConflictDoNothing().returning({ id: registrations.id });
+  let inserted: { id: string }[];
+  try {
+    inserted = await db.insert(registrations).values(row).onConflictDoNothing().returning({ id: registrations.id });
+  } catch (error) {
+    // The instance was deleted after the caller read it (migration 0006's trigger refused the row).
+    if (isRefusal(error, "learning_instance_not_live")) throw notFound("Learning instance");
+    throw error;
+  }
   if (inserted.length === 0) {
     throw unprocessable("The account is already registered in this learning instance.", [{ path: "body.account_id", message: "already registered" }]);
   }

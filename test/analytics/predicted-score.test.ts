@@ -145,6 +145,9 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
       }),
       request({ account_ids: ["nope"] }),
       request({ learning_objective_coverage_requirement: 0 }),
+      // decisions.md "Input hygiene": no control, bidi or zero-width characters in partner-chosen ids
+      request({ grouped_learning_objectives: [{ group_id: "unit\u202E1", learning_objectives: [{ learning_objective_id: "lref-a" }] }] }),
+      request({ grouped_learning_objectives: [{ group_id: "u", learning_objectives: [{ learning_objective_id: "lref-a\u200B" }] }] }),
     ];
     for (const body of bad400) expect((await score(body)).status, JSON.stringify(body)).toBe(400);
     const unknownGraph = await score(request({ graph_ids: ["gref-nope"] }));

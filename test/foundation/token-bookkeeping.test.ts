@@ -2,35 +2,25 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAccessToken } from "../../src/auth/access-token";
-import { hashSecret } from "../../src/auth/secrets";
 import { configFrom } from "../../src/config";
 import { openDb } from "../../src/db/client";
 import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import type { TokenGate } from "../../src/objects/token-gate";
-import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
-import { type ApiResponse, call, createAccount, newPartner, type Partner } from "../support/api";
+import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
 
-/** Token bookkeeping: bounded revocation on disable, the live-token cap, pruning, and the disable race at issuance. */
+/** Token bookkeeping: bounded revocation on disable, pruning, and the disable race at issuance. */
 
 const db = () => openDb(env.DB);
 const config = configFrom(env);
-const MAX = MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT;
 const HOUR = 3_600_000;
 
 let ipCounter = 0;
 function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
   // own client address per request: these tests make many token requests and the endpoint is IP-limited
-  return call("POST", "/v0/oauth/token", {
-    raw: new URLSearchParams(form).toString(),
-    headers: {
-      Authorization: `Basic ${btoa(`${p.client_id}:${p.client_secret}`)}`,
-      "Content-Type": "application/x-www-form-urlencoded",
-      "CF-Connecting-IP": `198.51.100.${++ipCounter % 250}`,
-    },
-  });
+  return grant(p.client_id, p.client_secret, form, `198.51.100.${++ipCounter % 250}`);
 }
 
 async function insertLiveTokens(accountId: string, n: number, expiresAt = Date.now() + HOUR): Promise<string[]> {
@@ -128,40 +118,8 @@ describe("disabling an account with many live tokens", () => {
   });
 });
 
-describe(`at most ${MAX} live access tokens per account`, () => {
-  it("client credentials: the token beyond the cap is 400 invalid_request with a clear description", async () => {
-    const account = await createAccount(p);
-    await insertLiveTokens(account.id, MAX - 1);
-    const last = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
-    expect(last.status).toBe(200);
-    const refused = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe("invalid_request");
-    expect(refused.body.error_description).toContain(`${MAX} live access tokens`);
-    expect(await liveRows(account.id)).toHaveLength(MAX);
-    // the issued tokens keep working; expired ones do not count
-    expect((await call("GET", "/v0/accounts/current", { token: last.body.access_token })).status).toBe(200);
-  });
-
-  it("refresh grant: refused at the cap without spending the refresh token; works once there is room", async () => {
-    const account = await createAccount(p);
-    const first = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
-    expect(first.status).toBe(200);
-    const filler = await insertLiveTokens(account.id, MAX - 1);
-    const refused = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe("invalid_request");
-    const [row] = await db()
-      .select()
-      .from(refreshTokens)
-      .where(eq(refreshTokens.tokenHash, await hashSecret(first.body.refresh_token)))
-      .all();
-    expect(row?.usedAt).toBeNull();
-    await db().delete(accessTokens).where(eq(accessTokens.jti, filler[0]!));
-    const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
-    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
-  });
-});
+// The live-token cap (the oldest live token retired, never a request refused) and the refresh grant's
+// retirement of its access token: test/security/tokens.test.ts.
 
 describe("issuance prunes the account's dead bookkeeping rows", () => {
   it("expired access tokens and used or expired refresh tokens of the account go; live rows and other accounts stay", async () => {

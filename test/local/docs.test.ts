@@ -1,17 +1,21 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalService, startLocalService } from "../../scripts/lib/local-service";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type Chromium, launchChromium } from "../../scripts/lib/browser";
 
 /**
  * The API reference as a browser gets it from the Worker served by `wrangler dev` (static assets in
- * front of the Worker, as on Cloudflare): the page, and every file it references, from this origin.
+ * front of the Worker, as on Cloudflare): the page, and every file it references, from this origin;
+ * and the page in a real browser (Debian's headless Chromium, installed if missing, never skipped).
  */
-let service: LocalService;
+const service = inject("localService");
+let browser: Chromium;
 beforeAll(async () => {
-  service = await startLocalService();
-}, 120_000);
+  browser = await launchChromium();
+});
 afterAll(async () => {
-  await service?.stop();
+  await browser?.close();
 });
 
 describe("GET /docs (served)", () => {
@@ -19,7 +23,8 @@ describe("GET /docs (served)", () => {
     const page = await fetch(`${service.base}/docs`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    const refs = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!);
+    // every reference but inline data: URLs (the empty favicon)
+    const refs = [...html.matchAll(/(?:src|href)\s*=\s*["']([^"']+)["']/gi)].map((m) => m[1]!).filter((ref) => !ref.startsWith("data:"));
     expect(refs.length).toBeGreaterThanOrEqual(3);
     for (const ref of refs) {
       const asset = await fetch(`${service.base}${ref}`);
@@ -39,5 +44,42 @@ describe("GET /docs (served)", () => {
   it("serves the installed Swagger UI version, byte for byte", async () => {
     const served = await (await fetch(`${service.base}/docs/assets/vendor/swagger-ui-bundle.js`)).text();
     expect(served).toBe(readFileSync("node_modules/swagger-ui-dist/swagger-ui-bundle.js", "utf8"));
+  });
+});
+
+describe("GET /docs in Chromium", () => {
+  // Swagger UI must render every operation under the page's Content-Security-Policy, with no CSP violation and no script error.
+  it("renders the operations of /v0/openapi.json under the page CSP, with no violation and no error", async () => {
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("response", (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    // (a string: the test's TypeScript has no DOM types; init scripts are injected by the browser, not subject to the CSP)
+    await page.addInitScript(
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
+    );
+    const res = await page.goto(`${service.base}/docs`, { waitUntil: "networkidle" });
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+    await page.waitForSelector(".opblock", { timeout: 60_000 });
+    const operations = await page.locator(".opblock").count();
+    const documented = Object.values(((await (await fetch(`${service.base}/v0/openapi.json`)).json()) as { paths: Record<string, object> }).paths).reduce(
+      (n, item) => n + Object.keys(item).length,
+      0,
+    );
+    expect(operations).toBe(documented);
+    // the page is styled by its own stylesheet (a blocked stylesheet leaves Swagger UI unstyled)
+    const display = await page
+      .locator(".swagger-ui .opblock-summary")
+      .first()
+      .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string } }).getComputedStyle(el).display);
+    expect(display).toBe("flex");
+    await page.screenshot({ path: join(tmpdir(), "pathwise-docs-page.png") }); // for a person to look at
+    expect(problems).toEqual([]);
   });
 });

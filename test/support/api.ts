@@ -43,10 +43,15 @@ export async function call(
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-export async function tokenRequest(clientId: string, secret: string, form: Record<string, string>): Promise<ApiResponse> {
+/** POST /v0/oauth/token with HTTP Basic client credentials; `clientIp` sets CF-Connecting-IP (the endpoint is IP-limited). */
+export async function tokenRequest(clientId: string, secret: string, form: Record<string, string>, clientIp?: string): Promise<ApiResponse> {
   return call("POST", "/v0/oauth/token", {
     raw: new URLSearchParams(form).toString(),
-    headers: { Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
+    headers: {
+      Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...(clientIp ? { "CF-Connecting-IP": clientIp } : {}),
+    },
   });
 }
 

@@ -75,6 +75,13 @@ export class EventLog {
   count(): number {
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
   }
+
+  /** Every stored event after `afterSeq` (all kinds, focus included), oldest first, at most `limit`. */
+  page(afterSeq: number, limit: number): LoggedEvent[] {
+    return this.#sql
+      .exec<LoggedEvent>("SELECT seq, kind, module, graph_version, occurred_at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?", afterSeq, limit)
+      .toArray();
+  }
 }
 
 /** The stored body of an accepted event (the fields the API took, as the API names them). */

@@ -39,19 +39,23 @@ export function expectedScoreValues(state: ModelState, goals: PreparedGoal[], ct
   return goals.map((g) => expectedScoreValue(projection, targetLabels(g), ctx));
 }
 
-/** Readiness needs the goal's status (the policy's work remaining and completion) and the deadline of its assignment. */
+/** The readiness forecast of an assigned goal from its status (the policy's work remaining and completion) and its deadline. */
+function forecastOf(status: GoalStatus, request: MetricGoal & { assignedAt: number }, activity: ActivitySummary, nowMs: number) {
+  return readinessForecast({
+    nowMs,
+    deadlineMs: request.deadlineMs,
+    complete: status.status === "complete",
+    workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
+    assignedAtMs: request.assignedAt,
+    activity,
+  });
+}
+
+/** Readiness per goal; a goal not assigned to the registration has no deadline to be ready by. */
 export function readinessValues(state: ModelState, activity: ActivitySummary, goals: { prepared: PreparedGoal; request: MetricGoal }[], nowMs: number) {
   return goals.map(({ prepared, request }) => {
     if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
-    const status = goalStatus(prepared, state.learner, state.tutor, { nowMs });
-    const f = readinessForecast({
-      nowMs,
-      deadlineMs: request.deadlineMs,
-      complete: status.status === "complete",
-      workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
-      assignedAtMs: request.assignedAt,
-      activity,
-    });
+    const f = forecastOf(goalStatus(prepared, state.learner, state.tutor, { nowMs }), { ...request, assignedAt: request.assignedAt }, activity, nowMs);
     return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
   });
 }
@@ -86,14 +90,7 @@ export function watchResults(
     }
     const readiness =
       request.deadlineMs !== null && request.assignedAt !== null
-        ? readinessForecast({
-            nowMs,
-            deadlineMs: request.deadlineMs,
-            complete: status.status === "complete",
-            workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
-            assignedAtMs: request.assignedAt,
-            activity,
-          })
+        ? forecastOf(status, { ...request, assignedAt: request.assignedAt }, activity, nowMs)
         : undefined;
     const flags = watchFlags({
       registrationId,

@@ -6,6 +6,7 @@ import type { GraphIndex } from "../../graphs/runtime-graph";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
+import { unknownGoals } from "../../services/events";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
@@ -16,7 +17,18 @@ import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "
 import { Outbox } from "./outbox";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
-import type { GoalSpec, IngestOutcome, IngestRequest, MetricGoal, MetricsRequest, MetricValue, RecommendOutcome, RecommendRequest } from "./rpc";
+import type {
+  AuditPage,
+  AuditState,
+  GoalSpec,
+  IngestOutcome,
+  IngestRequest,
+  MetricGoal,
+  MetricsRequest,
+  MetricValue,
+  RecommendOutcome,
+  RecommendRequest,
+} from "./rpc";
 import { migrate } from "./schema";
 
 /** How soon the alarm retries an outbox send the queue refused. */
@@ -55,24 +67,29 @@ export class RegistrationObject extends DurableObject<Env> {
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
 
+    // Only a new request is checked against current data (goals, modules): a stored key was answered above.
+    const db = openDb(this.env.DB);
+    const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
-    const items = await loadItemParams(openDb(this.env.DB), request.graphUuid, request.nowMs);
+    const items = await loadItemParams(db, request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in, so the idempotency key is looked up again.
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
     const outcome: IngestOutcome =
-      resolved.details.length > 0
-        ? {
-            ok: false,
-            status: 422,
-            message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
-            details: resolved.details,
-            replayed: false,
-          }
-        : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+      goalProblems.length > 0
+        ? { ok: false, status: 422, message: "Unknown goal id(s).", details: goalProblems, replayed: false }
+        : resolved.details.length > 0
+          ? {
+              ok: false,
+              status: 422,
+              message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+              details: resolved.details,
+              replayed: false,
+            }
+          : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
     let next: ModelState | undefined;
     this.ctx.storage.transactionSync(() => {
@@ -144,6 +161,32 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
     return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, nowMs);
+  }
+
+  /**
+   * Operator audit (docs/security.md "Operator diagnostics", read-only): a page of the stored events,
+   * so an operator can check what a registration holds (the soak test checks exactly-once with it).
+   */
+  auditEvents(afterSeq: number, limit: number): AuditPage {
+    const rows = this.#log.page(afterSeq, limit);
+    const events = rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      module: r.module,
+      graph_version: r.graph_version,
+      occurred_at: r.occurred_at,
+      body: JSON.parse(r.body),
+    }));
+    const last = rows.at(-1);
+    return { event_count: this.#log.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };
+  }
+
+  /** Operator audit: whether the kept learner and tutor states equal their replay from the event log. */
+  async auditState(): Promise<AuditState> {
+    await this.#ensureStateMatchesParams();
+    const kept = canonicalJson(this.#model.current());
+    const replayed = canonicalJson(await this.#replay());
+    return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
@@ -254,4 +297,11 @@ export class RegistrationObject extends DurableObject<Env> {
     if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
     return graph;
   }
+}
+
+/** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
 }

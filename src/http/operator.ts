@@ -1,0 +1,27 @@
+import { createMiddleware } from "hono/factory";
+import { constantTimeEqual } from "../auth/secrets";
+import type { AppEnv } from "./app-env";
+import { ApiError, unauthorized } from "./errors";
+import { delayHeader, throttleByIp } from "./ip-limit";
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Guards the operator diagnostics (docs/security.md "Operator diagnostics"): off (a plain 404, as
+ * for any unknown route) unless the deployment sets OPERATOR_TOKEN; then the request must carry it
+ * as a bearer token (compared in constant time). A wrong token is a failed authentication: IP-limited
+ * like the API's, then 401.
+ */
+export function operatorOnly() {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const expected = c.get("config").operatorToken;
+    if (!expected) throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}.`);
+    const presented = BEARER.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
+    if (!constantTimeEqual(presented, expected)) {
+      const decision = await throttleByIp(c);
+      const refused = unauthorized("The operator token is missing or wrong.");
+      throw new ApiError(401, refused.message, undefined, { ...refused.headers, ...delayHeader(decision) });
+    }
+    await next();
+  });
+}

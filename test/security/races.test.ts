@@ -1,0 +1,168 @@
+import { env } from "cloudflare:test";
+import { and, eq, isNull } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { signAccessToken } from "../../src/auth/access-token";
+import { openDb } from "../../src/db/client";
+import { goals, registrations } from "../../src/db/schema";
+import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { fetchWith } from "../support/app";
+import { interceptD1 } from "../support/d1-intercept";
+import { eventCount } from "../support/registration-object";
+
+/**
+ * decisions.md "Input hygiene and token housekeeping": a learning instance being deleted accepts no
+ * new registrations or goals, even concurrently; an Idempotency-Key retry gets the first outcome
+ * before anything is validated again against current data.
+ */
+
+const db = () => openDb(env.DB);
+let p: Partner;
+beforeAll(async () => {
+  p = await newPartner("Races");
+});
+
+/** A valid admin token minted directly (its own rate-limit windows). */
+const freshToken = () =>
+  signAccessToken(
+    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
+    env.TOKEN_SIGNING_KEY,
+  );
+
+const liveRowsIn = async (liId: string) => ({
+  registrations: await db()
+    .select({ id: registrations.id })
+    .from(registrations)
+    .where(and(eq(registrations.learningInstanceId, liId), isNull(registrations.deletedAt)))
+    .all(),
+  goals: await db()
+    .select({ id: goals.id })
+    .from(goals)
+    .where(and(eq(goals.learningInstanceId, liId), isNull(goals.deletedAt)))
+    .all(),
+});
+
+const goalBody = { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] }, config: { assign_to: "learners" } };
+
+describe("create racing a learning-instance delete", () => {
+  /**
+   * Deterministic interleaving: the DELETE of the instance runs (to its 204) right before the
+   * create's first write reaches D1, i.e. after the create has read the instance as live.
+   */
+  async function createWithDeleteFirst(path: string, body: unknown, liId: string, table: "registrations" | "goals") {
+    let deleted: Response | undefined;
+    const racingDb = interceptD1(env.DB, {
+      async before(sql) {
+        if (!deleted && new RegExp(`^insert into "${table}"`, "i").test(sql)) {
+          deleted = await fetchWith({}, `/v0/learning-instances/${liId}`, { method: "DELETE", headers: { Authorization: `Bearer ${await freshToken()}` } });
+        }
+      },
+    });
+    const res = await fetchWith({ DB: racingDb }, path, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await freshToken()}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    expect(deleted?.status, "the DELETE ran inside the create").toBe(204);
+    return res;
+  }
+
+  it("a registration created after the instance was read as live, but written after its delete: 404, nothing visible", async () => {
+    const li = await createInstance(p);
+    const account = await createAccount(p);
+    const res = await createWithDeleteFirst(
+      "/v0/registrations",
+      { account_id: account.id, learning_instance_id: li.id, type: "learner" },
+      li.id,
+      "registrations",
+    );
+    expect(res.status, await res.clone().text()).toBe(404);
+    expect(await liveRowsIn(li.id)).toEqual({ registrations: [], goals: [] });
+  });
+
+  it("a goal (with assign_to) written after the delete: 404, no goal, no assignment", async () => {
+    const li = await createInstance(p);
+    await register(p, (await createAccount(p)).id, li.id, "learner");
+    const res = await createWithDeleteFirst(`/v0/learning-instances/${li.id}/scoped-goals`, goalBody, li.id, "goals");
+    expect(res.status, await res.clone().text()).toBe(404);
+    expect(await liveRowsIn(li.id)).toEqual({ registrations: [], goals: [] });
+  });
+
+  it("concurrently: after the DELETE's 204 nothing created in the instance is visible (5 rounds)", async () => {
+    const accounts = await Promise.all(Array.from({ length: 8 }, () => createAccount(p)));
+    const leaks: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const li = await createInstance(p);
+      await register(p, accounts[0]!.id, li.id, "learner");
+      const tokens = await Promise.all(Array.from({ length: 13 }, () => freshToken()));
+      const creates = accounts
+        .slice(1)
+        .map((a, i) =>
+          call("POST", "/v0/registrations", { token: tokens[i], body: { account_id: a.id, learning_instance_id: li.id, type: "learner" } }).then((r) => ({
+            kind: "registration",
+            r,
+          })),
+        )
+        .concat(
+          [0, 1, 2, 3].map((i) =>
+            call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, { token: tokens[8 + i], body: goalBody }).then((r) => ({ kind: "goal", r })),
+          ),
+        );
+      // the delete starts while the creates are in flight
+      const del = new Promise((r) => setTimeout(r, round)).then(() => call("DELETE", `/v0/learning-instances/${li.id}`, { token: tokens[12] }));
+      const results = await Promise.all([...creates, del]);
+      expect((await del).status).toBe(204);
+      for (const { kind, r } of results.slice(0, -1) as { kind: string; r: Json }[]) {
+        expect([201, 404], `${kind}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
+        if (r.status !== 201) continue;
+        const path = kind === "goal" ? `/v0/learning-instances/${li.id}/scoped-goals/${r.body.id}` : `/v0/registrations/${r.body.id}`;
+        const after = await call("GET", path, { token: await freshToken() });
+        if (after.status !== 404) leaks.push(`round ${round}: ${kind} ${r.body.id} answers ${after.status} after the delete`);
+      }
+      const live = await liveRowsIn(li.id);
+      if (live.registrations.length || live.goals.length) leaks.push(`round ${round}: live rows ${JSON.stringify(live)}`);
+    }
+    expect(leaks).toEqual([]);
+  });
+});
+
+describe("an Idempotency-Key retry answers the first outcome before validating again", () => {
+  it("a graded event with a goal_id: 204, the goal deleted, the identical retry still 204 and stores nothing", async () => {
+    const li = await createInstance(p);
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+      token: p.adminToken,
+      body: { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] } },
+    });
+    expect(goal.status).toBe(201);
+    const request = {
+      token: await freshToken(),
+      headers: { "Idempotency-Key": `k-${crypto.randomUUID()}` },
+      body: { module_id: "mref-a1", interaction_end_time: new Date(Date.now() - 60_000).toISOString(), is_correct: true, goal_id: goal.body.id },
+    };
+    const first = await call("POST", `/v0/registrations/${reg.id}/graded-events`, request);
+    expect(first.status, JSON.stringify(first.body)).toBe(204);
+    expect(await eventCount(reg.id)).toBe(1);
+    expect((await call("DELETE", `/v0/learning-instances/${li.id}/scoped-goals/${goal.body.id}`, { token: p.adminToken })).status).toBe(204);
+
+    const retry = await call("POST", `/v0/registrations/${reg.id}/graded-events`, request);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(204);
+    expect(await eventCount(reg.id)).toBe(1);
+    // without the key, the same event is validated against current data: the goal is gone
+    const fresh = await call("POST", `/v0/registrations/${reg.id}/graded-events`, { ...request, headers: {} });
+    expect(fresh.status).toBe(422);
+    // the same for a batch with a focus goal
+    const batchKey = { "Idempotency-Key": `b-${crypto.randomUUID()}` };
+    const goal2 = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+      token: p.adminToken,
+      body: { name: "Goal 2", adaptive_behavior: "practice", targets: { include: ["lref-b"] } },
+    });
+    const batch = {
+      goal_id: goal2.body.id,
+      events: [{ type: "graded-events", module_id: "mref-b1", interaction_end_time: request.body.interaction_end_time, is_correct: false }],
+    };
+    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshToken(), headers: batchKey, body: batch })).status).toBe(204);
+    await call("DELETE", `/v0/learning-instances/${li.id}/scoped-goals/${goal2.body.id}`, { token: p.adminToken });
+    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshToken(), headers: batchKey, body: batch })).status).toBe(204);
+    expect(await eventCount(reg.id)).toBe(3); // event, focus, event
+  });
+});
