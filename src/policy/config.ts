@@ -37,9 +37,9 @@ export const POLICY: PolicyConfig = {
    * Stuck (wheel-spinning, Beck & Gong 2013): a stuck episode starts after this many graded answers
    * on an objective without a new high of the belief's lower bound (for a learner of typical pace).
    */
-  stuckOpportunities: 12,
+  stuckOpportunities: 10,
   /** A learner who needs more attempts to learn gets a proportionally later stuck flag: threshold = max(stuckOpportunities, this × pace). */
-  stuckPaceFactor: 3,
+  stuckPaceFactor: 2.5,
   /** Margin (logit) by which the belief must exceed its previous best to count as an upward trend. */
   trendMargin: 0.05,
   /** An instructional atom is offered again only after this many graded answers on the objective since the last one (1: alternate). */
