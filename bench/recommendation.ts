@@ -9,7 +9,9 @@
 //   recommend one recommendation (module_ids, stuck, justification), fresh analysis per call
 //   status    one goalStatus (status, progress, work_remaining, targets)
 //   event     applyTutoredEvent: the learner-model update plus the tutor-state update
-// Reported: median and p95 ms per call, and how many objectives the analysis evaluated (the lazy walk).
+// Reported: median and p95 ms per call, how many objectives' learner-model beliefs the analysis
+// evaluated (the lazy walk), and how many objectives' knowledge evidence it combined (the walk's
+// objectives and those above them up to the targets).
 import { parseArgs } from "node:util";
 import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
 import { type RemediationDepth, resolveGoalScope } from "../src/graphs/resolve-goal-scope";
@@ -50,9 +52,9 @@ function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGo
 }
 
 console.log(
-  `| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | objectives evaluated per request |`,
+  `| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | beliefs evaluated per request | knowledge evidence read per request |`,
 );
-console.log(`|---|---|---|---|---|---|---|---|---|`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|`);
 /** The synthetic graph, or a "chain" variant where every objective's prerequisites are among the 3 before it (the last objectives then have every other objective as an ancestor). */
 function document(n: number, chain: boolean) {
   const doc = syntheticGraph(10 * n, n, `gref-bench-${n}`);
@@ -97,18 +99,20 @@ for (const n of [50, 500, 2000]) {
       const recMs: number[] = [];
       const statMs: number[] = [];
       let evaluated = 0;
+      let knowledge = 0;
       for (let c = 0; c < CALLS; c++) {
         const t0 = performance.now();
         const a = new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t);
         recommendWith(a, false);
         recMs.push(performance.now() - t0);
         evaluated = (a as unknown as { beliefs: Map<number, unknown> }).beliefs.size;
+        knowledge = (a as unknown as { aboveMemo: Map<number, unknown> }).aboveMemo.size;
         const t1 = performance.now();
         goalStatusWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t));
         statMs.push(performance.now() - t1);
       }
       console.log(
-        `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${evaluated} |`,
+        `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${evaluated} | ${knowledge} |`,
       );
     }
   }

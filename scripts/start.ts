@@ -1,6 +1,8 @@
 // `npm start`: the service on an embedded default, ready to call.
 // Applies migrations to the local D1, ensures a signing key in .dev.vars and a demo partner,
 // serves http://localhost:8787 through wrangler's local simulator, seeds demo data, prints credentials.
+// Environment: PORT (default 8787); RATE_LIMIT_MULTIPLIER (default: wrangler.toml's 1) is passed to
+// the Worker, e.g. `RATE_LIMIT_MULTIPLIER=1000 npm start` for the learner simulator or load tests.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -62,7 +64,9 @@ async function main() {
   wrangler(["d1", "migrations", "apply", "DB", "--local"]);
   const state = await ensureDemoPartner();
 
-  const dev = spawn("npx", ["--no-install", "wrangler", "dev", "--port", String(PORT), "--ip", "127.0.0.1", "--show-interactive-dev-session=false"], {
+  const multiplier = process.env.RATE_LIMIT_MULTIPLIER;
+  const vars = multiplier ? ["--var", `RATE_LIMIT_MULTIPLIER:${multiplier}`] : [];
+  const dev = spawn("npx", ["--no-install", "wrangler", "dev", "--port", String(PORT), "--ip", "127.0.0.1", "--show-interactive-dev-session=false", ...vars], {
     env: wranglerEnv,
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -77,7 +81,7 @@ async function main() {
   const c = state.credentials;
   const dashboard = await dashboardLink(c, state.seeded);
   console.log(`
-Pathwise is running on ${BASE}   (API docs: ${BASE}/docs)
+Pathwise is running on ${BASE}   (API docs: ${BASE}/docs)${multiplier ? `   RATE_LIMIT_MULTIPLIER=${multiplier}` : ""}
 
 Demo partner credentials (also in ${DEMO_FILE}):
   client_id:              ${c.client_id}

@@ -1,7 +1,7 @@
 /**
  * Metrics of a simulated world (definitions in docs/recommendation.md, "Simulator").
  */
-import type { Run } from "./strategies";
+import type { Run, StepKind } from "./strategies";
 
 export interface Summary {
   students: number;
@@ -37,6 +37,8 @@ export interface Summary {
   /** same, against the assessing items until true mastery (learnable students who reached it) */
   wrMaeToMastery: number;
   wrCoverage: number;
+  /** A's mean steps to true mastery by kind (paired set) */
+  breakdownA: Partial<Record<StepKind, number>>;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
@@ -109,5 +111,12 @@ export function summarize(a: Run[], b: Run[], c: Run[]): Summary {
       true,
     ).mae,
     wrCoverage: all.coverage,
+    breakdownA: breakdown(paired.map((s) => A.get(s) as Run)),
   };
+}
+
+function breakdown(runs: Run[]): Partial<Record<StepKind, number>> {
+  const out: Partial<Record<StepKind, number>> = {};
+  for (const r of runs) for (const [k, v] of Object.entries(r.breakdown ?? {})) out[k as StepKind] = (out[k as StepKind] ?? 0) + v / runs.length;
+  return out;
 }

@@ -7,7 +7,9 @@
 import { POLICY } from "../../src/policy";
 import { compileWorld, inProcessFactory } from "./in-process";
 import type { Summary } from "./metrics";
-import { runWorld } from "./run";
+import { runWorld, stepCap } from "./run";
+import { runB, runC, runD } from "./strategies";
+import { tableHead, tableRow } from "./table";
 import { VARIANTS } from "./variants";
 import { generateWorld, LARGE, SMALL, type WorldParams } from "./world";
 
@@ -29,13 +31,8 @@ for (const kv of arg("set", "").split(",").filter(Boolean)) {
   (POLICY as unknown as Record<string, number>)[k] = Number(v);
 }
 
-const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "–");
-const header =
-  "| world | variant | seed | scope | learnable/blocked | steps A | B | C | A/C | A/B | A missed | ready steps A | false-ready | stuck P | stuck R | step-stuck P | wr MAE | wr MAE learnable |";
-const rows: string[] = [];
 const results: { size: string; variant: string; seed: number; summary: Summary }[] = [];
-console.log(header);
-console.log(header.replace(/[^|]+/g, "---"));
+console.log(tableHead());
 for (const variant of variantNames) {
   const tweak = VARIANTS[variant];
   if (!tweak) throw new Error(`unknown variant ${variant}; known: ${Object.keys(VARIANTS).join(", ")}`);
@@ -48,9 +45,32 @@ for (const variant of variantNames) {
       const r = await runWorld(world, inProcessFactory(compileWorld(world, behavior)));
       const s = r.summary;
       results.push({ size, variant, seed, summary: s });
-      const row = `| ${size} (${params.objectives}) | ${variant} | ${seed} | ${world.scope.length} | ${s.learnable}/${s.blocked} | ${f(s.stepsA)} | ${f(s.stepsB)} | ${f(s.stepsC)} | ${f(s.stepsA / s.stepsC, 2)} | ${f(s.stepsA / s.stepsB, 2)} | ${s.missedA} | ${f(s.readyStepsA)} | ${s.falseReady}/${s.readyCount} (${f(100 * s.falseReadyRate)}%) | ${f(s.stuckPrecision, 2)} | ${f(s.stuckRecall, 2)} | ${f(s.stepStuckPrecision, 2)} | ${f(s.wrMae, 2)} | ${f(s.wrMaeLearnable, 2)} |`;
-      rows.push(row);
-      console.log(row);
+      console.log(tableRow(`${size} (${params.objectives})`, variant, seed, world.scope.length, s));
+      if (process.argv.includes("--bounds")) {
+        // Reference D (strategies.ts): knows the initial state and the true parameters, recovers from a
+        // false advance after one wasted step; best confidence; over the learnable students B and C bring to mastery.
+        const cap = stepCap(world);
+        const learnable = world.students.filter((st) => st.blocked < 0);
+        const b = learnable.map((st) => runB(world, st, cap).masteredAt);
+        const c = learnable.map((st) => runC(world, st, cap).masteredAt);
+        const keep = learnable.map((_, i) => b[i] != null && c[i] != null);
+        const mean = (xs: (number | null)[]) => {
+          const v = xs.filter((_, i) => keep[i]) as number[];
+          return v.reduce((x, y) => x + y, 0) / v.length;
+        };
+        let best = { conf: 0, d: Infinity };
+        for (const conf of [0.5, 0.6, 0.7, 0.8, 0.9]) {
+          const d = mean(learnable.map((st) => runD(world, st, cap, conf, 1).masteredAt));
+          if (d < best.d) best = { conf, d };
+        }
+        console.error(`  D ${best.d.toFixed(1)} (confidence ${best.conf}): D/C ${(best.d / mean(c)).toFixed(2)}, D/B ${(best.d / mean(b)).toFixed(2)}`);
+      }
+      if (process.argv.includes("--breakdown"))
+        console.error(
+          `  A steps by kind: ${Object.entries(s.breakdownA)
+            .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+            .join(", ")}`,
+        );
       if (process.argv.includes("--verbose")) console.error(`  ${((performance.now() - t0) / 1000).toFixed(1)} s`, JSON.stringify(s));
     }
   }

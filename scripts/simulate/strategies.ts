@@ -60,6 +60,28 @@ export interface Run {
   everStuck?: boolean;
   views?: StepRecord[];
   intents?: Record<string, number>;
+  /** steps until true mastery by the true state of the item's objective (see stepKind) */
+  breakdown?: Record<StepKind, number>;
+}
+
+/**
+ * What a step did, by the true state of its item's objective before the answer:
+ * learn = unknown and learnable now (the only kind the oracle spends); premature = unknown with an
+ * unknown prerequisite (cannot be learned yet); out = the objective the student cannot learn;
+ * knownBefore / learnedHere = already known (from the start / learned earlier in the run): diagnosis
+ * and confirmation, split into targets and prerequisites.
+ */
+export type StepKind = "learn" | "premature" | "out" | "knownBeforePrereq" | "learnedHerePrereq" | "knownBeforeTarget" | "learnedHereTarget";
+
+export function stepKind(world: World, learner: Learner, item: number): StepKind {
+  const o = world.items[item]!.objective;
+  if (learner.known[o]) {
+    const target = world.targets.includes(o);
+    if (learner.student.known[o]) return target ? "knownBeforeTarget" : "knownBeforePrereq";
+    return target ? "learnedHereTarget" : "learnedHerePrereq";
+  }
+  if (o === learner.student.blocked) return "out";
+  return learner.canLearn(o) ? "learn" : "premature";
 }
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -79,6 +101,7 @@ export async function runA(world: World, student: Student, client: TutorClient, 
     views: [],
     intents: {},
     everStuck: false,
+    breakdown: { learn: 0, premature: 0, out: 0, knownBeforePrereq: 0, learnedHerePrereq: 0, knownBeforeTarget: 0, learnedHereTarget: 0 },
   };
   if (learner.targetsMastered()) {
     run.masteredAt = 0;
@@ -118,6 +141,7 @@ export async function runA(world: World, student: Student, client: TutorClient, 
       run.end = "empty";
       break;
     }
+    if (run.masteredAt === null) run.breakdown![stepKind(world, learner, i)] += 1;
     const correct = learner.work(i);
     run.steps += 1;
     if (correct !== undefined) run.assessing += 1;
@@ -213,5 +237,85 @@ export function runC(world: World, student: Student, cap: number): Run {
   run.masteredAt = run.steps;
   run.masteredAssessing = run.assessing;
   run.end = "mastered";
+  return run;
+}
+
+/**
+ * D (a reference for what observing costs, not a tutor): knows the student's initial knowledge, the
+ * blocked objective, every item's guess and slip and the student's learning probabilities, but not
+ * when learning happens. Works like C on the frontier, with instruction while the objective is likely
+ * unknown, and moves on once its exact posterior (knowledge tracing with the true parameters) says
+ * the objective is known with probability `confidence`.
+ */
+export function runD(world: World, student: Student, cap: number, confidence = 0.9, recoveryCost = -1): Run {
+  const learner = new Learner(world, student);
+  const run: Run = {
+    strategy: "C",
+    student: student.index,
+    blocked: learner.blocked,
+    steps: 0,
+    assessing: 0,
+    masteredAt: null,
+    masteredAssessing: null,
+    end: "cap",
+  };
+  // believed known: initially known objectives, then those whose posterior reached the confidence
+  const believed = [...student.known];
+  const post: number[] = world.objectives.map((_, o) => (student.known[o] ? 1 : 0));
+  const cursor = new Map<number, number>();
+  while (run.steps < cap) {
+    if (learner.targetsMastered() && run.masteredAt === null) {
+      run.masteredAt = run.steps;
+      run.masteredAssessing = run.assessing;
+      run.end = "mastered";
+      return run;
+    }
+    const frontier = [...world.needed]
+      .filter((o) => !believed[o] && o !== student.blocked && world.objectives[o]!.prereqs.every((p) => believed[p]))
+      .sort((a, b) => a - b);
+    const o = frontier[0];
+    if (recoveryCost >= 0 && o !== undefined) {
+      // optimistic recovery: a prerequisite wrongly believed known is noticed after `recoveryCost` wasted steps
+      const wrong = world.objectives[o]!.prereqs.filter((p) => !learner.known[p]);
+      if (wrong.length) {
+        for (const p of wrong) believed[p] = false;
+        run.steps += recoveryCost;
+        continue;
+      }
+    }
+    if (o === undefined) {
+      const wrong = [...world.needed].filter((p) => believed[p] && !learner.known[p]);
+      if (recoveryCost < 0 || !wrong.length) {
+        run.end = "no-frontier";
+        return run;
+      }
+      for (const p of wrong) believed[p] = false;
+      run.steps += recoveryCost;
+      continue;
+    }
+    const obj = world.objectives[o]!;
+    const pl = learner.learnProbability(o, false);
+    const useInstruction = obj.instruction !== undefined && (post[o] as number) < 0.5 && learner.learnProbability(o, true) > pl;
+    let item: number;
+    if (useInstruction) item = obj.instruction as number;
+    else {
+      const c = cursor.get(o) ?? 0;
+      cursor.set(o, c + 1);
+      item = obj.items[c % obj.items.length] as number;
+    }
+    const correct = learner.work(item);
+    run.steps += 1;
+    let p = post[o] as number;
+    if (correct !== undefined) {
+      run.assessing += 1;
+      const it = world.items[item]!;
+      const lk = correct ? 1 - it.slip : it.slip;
+      const lu = correct ? it.guess : 1 - it.guess;
+      p = (p * lk) / (p * lk + (1 - p) * lu);
+    }
+    p += (1 - p) * learner.learnProbability(o, item === obj.instruction);
+    post[o] = p;
+    if (p >= confidence) believed[o] = true;
+  }
   return run;
 }

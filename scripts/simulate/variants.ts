@@ -17,4 +17,6 @@ export const VARIANTS: Record<string, Partial<WorldParams>> = {
   expert: { known: [0.7, 0.95] },
   /** no instructional atoms */
   noinstruction: { instructionShare: 0 },
+  /** prior knowledge drawn over the whole graph's depth (the first simulator's definition): in large worlds most students know none of the scope */
+  graphdepth: { knownOver: "graph" },
 };

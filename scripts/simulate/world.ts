@@ -40,9 +40,17 @@ export interface WorldParams {
   /**
    * per student: the share of the scope's prerequisite depth already known (drawn in this range): an
    * objective at depth d (longest prerequisite chain below it, with N(0, 0.75) noise per student and
-   * objective) is known when d < share × (deepest target's depth + 1) and its prerequisites are known
+   * objective) is known when d < d₀ + share × (deepest target's depth + 1 − d₀) and its prerequisites
+   * are known; d₀ = the shallowest depth in the goal's scope (0 when the scope reaches the roots).
+   * Objectives the targets need below the scope are known to every student (remediation cannot reach them).
    */
   known: Range;
+  /**
+   * "scope" (default): the share is of the scope's depth range (above); "graph": of the whole graph's
+   * depth (d₀ = 0), as before: with a remediation depth that does not reach the roots, most students
+   * then know none of the scope (their level falls below it and only the forced objectives are known)
+   */
+  knownOver?: "scope" | "graph";
   /** share of students with one objective they cannot learn (chosen on the way to the targets) */
   blockedShare: number;
   students: number;
@@ -203,8 +211,9 @@ export function generateWorld(params: WorldParams, seed: number): World {
   const students: Student[] = [];
   const inScope = new Set(scope);
   const topDepth = Math.max(...targets.map((t) => depth[t] as number)) + 1;
+  const baseDepth = params.knownOver === "graph" ? 0 : Math.min(...scope.map((o) => depth[o] as number));
   for (let s = 0; s < params.students; s++) {
-    const level = rng.uniform(params.known) * topDepth;
+    const level = baseDepth + rng.uniform(params.known) * (topDepth - baseDepth);
     const known = objectives.map(() => false);
     // Out-of-scope objectives the targets need are known (remediation cannot reach them), with their
     // ancestors (consistency); the rest is drawn in topological order.

@@ -8,6 +8,8 @@ import { applyGraded, initialLearnerState, type LearnerState, type ModelParams }
 import { normalQuantile } from "../model/math";
 import { type Belief, belief, FRESH_ITEM } from "./belief";
 import { POLICY } from "./config";
+import { type KnowledgeEvidence, knownNow, LOG_ZERO, observe, upMessage } from "./knowledge";
+import { learnRate } from "./tutor-state";
 import type { ObjectiveTrack, PreparedGoal, TutorState } from "./types";
 
 export type StepReason = "target" | "gap" | "check" | "reverify";
@@ -28,17 +30,22 @@ export interface TargetWork {
 }
 
 const logit = (p: number) => Math.log(p / (1 - p));
+const NO_EVIDENCE: KnowledgeEvidence = { kk: 0, kl: LOG_ZERO, ku: 0, kn: 0 };
+const FRESH_OBJECTIVE = "\u0000policy:objective";
 
 export class GoalAnalysis {
   readonly zStar: number;
   readonly qReady: number;
-  readonly qEst: number;
-  readonly zPre: number;
   private readonly beliefs = new Map<number, Belief>();
   private readonly impliedMemo = new Map<number, boolean>();
   private readonly gapMemo = new Map<number, boolean>();
   private readonly belowMemo = new Map<number, PathStep[]>();
+  private readonly aboveMemo = new Map<number, number>();
+  private readonly aboveRawMemo = new Map<number, number>();
+  private readonly messageRawMemo = new Map<number, number>();
+  private readonly knownMemo = new Map<number, number>();
   private readonly lastObjectives: Set<string>;
+  private priorMemo: number | undefined;
 
   constructor(
     readonly goal: PreparedGoal,
@@ -49,8 +56,6 @@ export class GoalAnalysis {
   ) {
     this.zStar = logit(goal.minMastery);
     this.qReady = normalQuantile(POLICY.readyConfidence);
-    this.qEst = normalQuantile(POLICY.establishedConfidence);
-    this.zPre = this.zStar - POLICY.prerequisiteMargin;
     this.lastObjectives = new Set(tutor.lastObjectives);
   }
 
@@ -104,38 +109,80 @@ export class GoalAnalysis {
   }
 
   /**
-   * Established (no remediation needed): its own last answers were correct (two in a row, three if
-   * it was ever answered wrong) and the belief's median reached the prerequisite bar zPre (a little below the goal's threshold) — now, or earlier
-   * (hysteresis: a dependent's failures pull a prerequisite's belief down through the global ability
-   * and the graph, which must not send the walk back while its own answers stay right).
+   * Evidence from above k (log): the sum of the messages of its in-scope dependents (knowledge.ts):
+   * positive when a dependent was answered right (it could not be known without k), negative when
+   * a dependent keeps failing where a learner knowing k would have learned it. A dependent's message
+   * is weighted by the probability that its other prerequisites are known (when one of them is
+   * missing, its failures say nothing about k), each judged by its own answers and the evidence
+   * from above it other than that dependent's, read from a first pass without the weighting (no
+   * cycle). Memoized per request; reads the objectives above k up to the targets.
    */
-  established(k: number): boolean {
-    if (this.met(k)) return true;
-    const b = this.belief(k);
-    if (b.n < 2) return false;
-    const t = this.track(k);
-    if (!t) return false;
-    // Two correct in a row; three while in a stuck episode (a guess streak must not end it).
-    const need = t.sk ? 3 : t.w === t.n ? 2 : POLICY.streakAfterGap;
-    const mask = (1 << need) - 1;
-    if (t.n < need || (t.o & mask) !== mask) return false;
-    return b.z - this.qEst * b.sd >= this.zPre || t.zHi >= this.zPre;
+  private above(k: number, weighted = true): number {
+    const memo = weighted ? this.aboveMemo : this.aboveRawMemo;
+    const hit = memo.get(k);
+    if (hit !== undefined) return hit;
+    let s = 0;
+    for (const d of this.goal.dependents[k] ?? []) {
+      if (!weighted) {
+        s += this.messageRaw(d);
+        continue;
+      }
+      let others = 1;
+      for (const p of this.goal.prereqs[d] ?? [])
+        if (p !== k) others *= knownNow(this.track(p) ?? NO_EVIDENCE, this.above(p, false) - this.messageRaw(d), this.prior());
+      s += upMessage(this.track(d) ?? NO_EVIDENCE, this.above(d), this.prior(), others);
+    }
+    memo.set(k, s);
+    return s;
+  }
+
+  /** The message of d to each of its prerequisites in the first pass (not weighted by the others). */
+  private messageRaw(d: number): number {
+    let m = this.messageRawMemo.get(d);
+    if (m === undefined) {
+      m = upMessage(this.track(d) ?? NO_EVIDENCE, this.above(d, false), this.prior());
+      this.messageRawMemo.set(d, m);
+    }
+    return m;
   }
 
   /**
-   * Established itself, or below an established in-scope objective (mastery of a dependent implies
-   * its prerequisites) — unless its own answers show a gap: own evidence beats implication.
+   * Probability that this learner knows an objective before any answer on it (its prerequisites
+   * known): the learner model's predicted mastery of an objective never answered (population prior
+   * and the learner's global ability) read as P(correct) = π(1 − slip) + (1 − π)·guess.
+   */
+  prior(): number {
+    if (this.priorMemo === undefined) {
+      const p = belief(this.state, this.params, FRESH_OBJECTIVE, this.nowMs).p;
+      this.priorMemo = Math.min(0.9, Math.max(0.1, (p - POLICY.guess) / (1 - POLICY.slip - POLICY.guess)));
+    }
+    return this.priorMemo;
+  }
+
+  /** Probability that the learner knows k now (its prerequisites assumed known), from its answers and those above it. */
+  known(k: number): number {
+    let p = this.knownMemo.get(k);
+    if (p === undefined) {
+      p = knownNow(this.track(k) ?? NO_EVIDENCE, this.above(k), this.prior());
+      this.knownMemo.set(k, p);
+    }
+    return p;
+  }
+
+  /** Known with the evidence the walk needs to build on it (met, or known at POLICY.knownP), and answered. */
+  established(k: number): boolean {
+    if (this.met(k)) return true;
+    return this.belief(k).n > 0 && this.known(k) >= POLICY.knownP;
+  }
+
+  /**
+   * Known at POLICY.knownP from its own answers or from those above it (mastery of a dependent
+   * implies its prerequisites), or met.
    */
   implied(k: number): boolean {
     const memo = this.impliedMemo.get(k);
     if (memo !== undefined) return memo;
-    let r = this.established(k);
-    if (!r && !this.shownGap(k))
-      for (const d of this.goal.dependents[k] ?? [])
-        if (this.implied(d)) {
-          r = true;
-          break;
-        }
+    const r = this.met(k) || this.known(k) >= POLICY.knownP;
     this.impliedMemo.set(k, r);
     return r;
   }
@@ -146,10 +193,10 @@ export class GoalAnalysis {
     return !!t && t.n >= 1 && (t.o & 1) === 0 && !this.established(k);
   }
 
-  /** A shown gap: k was answered wrong and has not been established since. */
+  /** A shown gap: k was answered wrong and is not known (implied) now. */
   shownGap(k: number): boolean {
     const t = this.track(k);
-    return !!t && t.w < t.n && !this.established(k);
+    return !!t && t.w < t.n && !this.implied(k);
   }
 
   /**
@@ -172,22 +219,9 @@ export class GoalAnalysis {
     return r;
   }
 
-  /** Established on strong own evidence: met, or the last three answers correct. */
-  solid(k: number): boolean {
-    if (this.met(k)) return true;
-    const t = this.track(k);
-    return !!t && t.n >= 3 && (t.o & 7) === 7 && this.established(k);
-  }
-
   /** Not yet seen: no graded answer. */
   unseen(k: number): boolean {
     return this.belief(k).n === 0;
-  }
-
-  /** Graded opportunities on k since its belief last reached a new high. */
-  stall(k: number): number {
-    const t = this.track(k);
-    return t ? t.n - t.hiAt : 0;
   }
 
   /**
@@ -205,18 +239,19 @@ export class GoalAnalysis {
   }
 
   /**
-   * The steps of the walk below x (memoized per request). With the prerequisites of x not implied
-   * mastered ("pending"):
-   *  1. a shown gap (answered wrong, not established since) at or below a pending prerequisite is
-   *     remediated first (the walk goes
-   *     straight down to it: the objectives above a gap cannot be mastered before it is);
+   * The steps of the walk below x (memoized per request). With the prerequisites of x not known at
+   * POLICY.knownP ("pending"; their probability includes the evidence of x's own answers: x failing
+   * where a learner knowing them would have learned it makes them pending again):
+   *  1. a shown gap (answered wrong, not known now) at or below a pending prerequisite is remediated
+   *     first (the walk goes straight down to it: the objectives above a gap cannot be mastered
+   *     before it is);
    *  2. no pending prerequisite: x itself is the frontier (learn / demonstrate it);
    *  3. x not seen yet (or not settled either way): probe x itself (top-down: a success implies
    *     everything below it); an introduce goal checks the prerequisites of a new objective first;
    *  4. x failing: look for the gap below by bisection over the unchecked prerequisite chain;
-   *  5. x without progress for reverifyAfter answers while its prerequisites are in place: check each
-   *     prerequisite not solidly established once more, and again every stuckOpportunities answers
-   *     without progress (a lucky pass may have hidden a gap).
+   *  5. x in a stuck episode with its prerequisites believed known: check each prerequisite not met
+   *     once more, at every re-check point (a run of failures this long outweighs a few lucky
+   *     answers on them).
    */
   private below(x: number): PathStep[] {
     const memo = this.belowMemo.get(x);
@@ -226,16 +261,18 @@ export class GoalAnalysis {
     const pending = this.pendingPrereqs(x);
     const gap = pending.find((p) => this.gapAtOrBelow(p));
     if (gap !== undefined) out = this.descend(gap, this.shownGap(gap) ? "gap" : "check");
-    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x))))
-      out = this.descend(this.probe(pending[0] as number), "check");
-    if (!out && !pending.length && this.stall(x) >= POLICY.reverifyAfter && !this.met(x)) {
+    else if (pending.length && (this.failing(x) || (g.behavior === "introduce" && this.unseen(x)))) {
+      const p = this.probe(pending[0] as number);
+      // a prerequisite answered right before and doubted now (its dependent keeps failing): a re-check
+      out = this.descend(p, (this.track(p)?.o ?? 0) & 1 ? "reverify" : "check");
+    }
+    if (!out && !pending.length && this.stuckOn(x)) {
+      // Wheel-spinning on x with its prerequisites believed known: each prerequisite not met is checked
+      // once more, weakest first, at each re-check point (every stuckOpportunities answers without progress).
       const since = this.track(x)?.rvSeq ?? 0;
-      // Once x is stuck, even solidly established prerequisites are doubted (a long run of failures
-      // on x is stronger evidence than a few correct answers on them).
-      const doubt = this.stuckOn(x);
-      const unsure = (g.prereqs[x] ?? []).filter((p) => !this.met(p) && (doubt || !this.solid(p)) && (this.track(p)?.last ?? 0) <= since);
+      const unsure = (g.prereqs[x] ?? []).filter((p) => !this.met(p) && (this.track(p)?.last ?? 0) <= since);
       if (unsure.length) {
-        unsure.sort((a, b) => this.lower(a) - this.lower(b) || b - a);
+        unsure.sort((a, b) => this.known(a) - this.known(b) || b - a);
         out = this.descend(unsure[0] as number, "reverify");
       }
     }
@@ -250,7 +287,7 @@ export class GoalAnalysis {
    */
   private pendingPrereqs(x: number): number[] {
     const pending = (this.goal.prereqs[x] ?? []).filter((p) => !this.implied(p));
-    const key = (p: number) => (this.shownGap(p) ? -3 + this.belief(p).p : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
+    const key = (p: number) => (this.shownGap(p) ? -3 + this.known(p) : this.gapAtOrBelow(p) ? -1 : this.lastObjectives.has(this.label(p)) ? -0.5 : 0);
     pending.sort((a, b) => key(a) - key(b) || b - a);
     return pending;
   }
@@ -407,9 +444,22 @@ export class GoalAnalysis {
     return s / objs.length;
   }
 
-  /** Consecutive correct answers on unseen items that would bring k to `criterion` (capped), by running the model forward. */
+  /**
+   * Consecutive correct answers on unseen items that would bring k to `criterion` (capped): met by
+   * running the learner model forward, established by running the knowledge evidence forward.
+   */
   demonstrationsNeeded(k: number, criterion: "met" | "established", cap = POLICY.maxWorkRemaining): number {
     if (criterion === "met" ? this.met(k) : this.established(k)) return 0;
+    if (criterion === "established") {
+      const e: KnowledgeEvidence = { ...(this.track(k) ?? NO_EVIDENCE) };
+      const above = this.above(k);
+      const learn = learnRate(this.tutor);
+      for (let i = 1; i <= cap; i++) {
+        observe(e, true, learn);
+        if (knownNow(e, above, this.prior()) >= POLICY.knownP) return i;
+      }
+      return cap;
+    }
     const label = this.label(k);
     const o = this.state.objectives[label];
     const mini: LearnerState = {
@@ -420,14 +470,12 @@ export class GoalAnalysis {
       items: {},
       itemCount: 0,
     };
-    const q = criterion === "met" ? this.qReady : this.qEst;
-    const bar = criterion === "met" ? this.zStar : this.zPre;
-    const streakNeeded = (criterion === "met" ? POLICY.metStreak : 2) - this.streak(k);
-    const minN = criterion === "met" && this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : 1;
+    const streakNeeded = POLICY.metStreak - this.streak(k);
+    const minN = this.goal.isTarget[k] ? Math.max(POLICY.metStreak, this.goal.minWorkPerTarget) : 1;
     for (let i = 1; i <= cap; i++) {
       applyGraded(mini, this.params, undefined, { itemKey: `${FRESH_ITEM}#${i}`, objectives: [label], correct: true, timeMs: this.nowMs });
       const b = belief(mini, this.params, label, this.nowMs);
-      if (i >= streakNeeded && b.n >= minN && b.z - q * b.sd >= bar) return i;
+      if (i >= streakNeeded && b.n >= minN && b.z - this.qReady * b.sd >= this.zStar) return i;
     }
     return cap;
   }

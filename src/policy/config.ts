@@ -5,14 +5,10 @@
 export interface PolicyConfig {
   readyConfidence: number;
   metStreak: number;
-  establishedConfidence: number;
-  prerequisiteMargin: number;
-  streakAfterGap: number;
   weakMastery: number;
   stuckOpportunities: number;
   stuckPaceFactor: number;
   trendMargin: number;
-  reverifyAfter: number;
   instructionSpacing: number;
   recentItems: number;
   learnOpportunitiesPrior: number;
@@ -20,6 +16,9 @@ export interface PolicyConfig {
   maxModules: number;
   maxWorkRemaining: number;
   maxCandidates: number;
+  guess: number;
+  slip: number;
+  knownP: number;
 }
 
 export const POLICY: PolicyConfig = {
@@ -32,12 +31,6 @@ export const POLICY: PolicyConfig = {
   readyConfidence: 0.75,
   /** The learner's own last answers on an objective that must be correct for it to be met (ASSISTments' three in a row). */
   metStreak: 3,
-  /** A prerequisite's bar is checked on the belief's quantile at this level (0.5: the median). */
-  establishedConfidence: 0.5,
-  /** The prerequisite bar is this far (logit) below the goal's threshold: 0.8 → 0.6. */
-  prerequisiteMargin: 1.0,
-  /** Correct answers in a row that establish an objective answered wrong before (two on a clean record; three in a stuck episode). */
-  streakAfterGap: 2,
   /** Below this predicted mastery an answered objective gets focused_practice (practice goals). */
   weakMastery: 0.5,
   /**
@@ -49,8 +42,6 @@ export const POLICY: PolicyConfig = {
   stuckPaceFactor: 2.5,
   /** Margin (logit) by which the belief must exceed its previous best to count as an upward trend. */
   trendMargin: 0.05,
-  /** After this many answers without a new high on an objective, its prerequisites that are not solidly established are checked again (then every stuckOpportunities). */
-  reverifyAfter: 3,
   /** An instructional atom is offered again only after this many graded answers on the objective since the last one (1: alternate). */
   instructionSpacing: 1,
   /** Items remembered as recently answered (never recommended first again while remembered). */
@@ -65,4 +56,10 @@ export const POLICY: PolicyConfig = {
   maxWorkRemaining: 30,
   /** Candidate atoms scored per objective (bounds the cost on objectives with very many atoms). */
   maxCandidates: 24,
+  /** Knowledge evidence (knowledge.ts): probability of a right answer on an objective the learner does not know (a guess). */
+  guess: 0.25,
+  /** ... and of a wrong answer on one the learner knows (a slip). */
+  slip: 0.1,
+  /** An objective counts as known (the walk may build on it) at this probability. */
+  knownP: 0.85,
 };

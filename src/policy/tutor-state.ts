@@ -8,17 +8,18 @@
 import { applyEvent, type LearnerEvent, type LearnerState, type ModelParams, type PrereqGraph } from "../model";
 import { belief, lowerLogit } from "./belief";
 import { POLICY } from "./config";
+import { instruct, LOG_ZERO, observe } from "./knowledge";
 import type { ObjectiveTrack, TutorState } from "./types";
 
 const RECENT = 5;
 const OUTCOME_BITS = 0xffff;
 
 export function initialTutorState(): TutorState {
-  return { version: 1, seq: 0, recent: [], lastObjectives: [], lastOutcome: -1, learned: 0, learnedFails: 0, obj: {} };
+  return { version: 2, seq: 0, recent: [], lastObjectives: [], lastOutcome: -1, learned: 0, learnedFails: 0, obj: {} };
 }
 
 function newTrack(): ObjectiveTrack {
-  return { n: 0, w: 0, u: 0, uAt: -1, f: 0, o: 0, hi: 0, hiAt: 0, rvSeq: 0, sk: 0, zHi: -Infinity, ls: 0, last: 0 };
+  return { n: 0, w: 0, u: 0, uAt: -1, f: 0, o: 0, hi: 0, hiAt: 0, rvSeq: 0, sk: 0, ls: 0, last: 0, kk: 0, kl: LOG_ZERO, ku: 0, kn: 0 };
 }
 
 /**
@@ -55,6 +56,7 @@ export function updateTutorState(
   const share = 1 / (objs.length || 1);
   const graded = event.kind === "graded";
   const y = graded && (event.correct === true || event.correct === 1) ? 1 : 0;
+  const learn = learnRate(tutor);
   objs.forEach((k, i) => {
     tutor.obj[k] ??= newTrack();
     const t = tutor.obj[k];
@@ -63,8 +65,10 @@ export function updateTutorState(
     if (!graded) {
       t.u += 1;
       t.uAt = t.n;
+      instruct(t, learn);
       return;
     }
+    observe(t, y === 1, learn);
     const b = belief(stateAfter, params, k, event.timeMs ?? 0);
     const lo = lowerLogit(b, POLICY.readyConfidence);
     if (t.n === 0) {
@@ -74,14 +78,12 @@ export function updateTutorState(
     t.n += 1;
     t.w += y;
     t.o = ((t.o << 1) | y) & OUTCOME_BITS;
-    if (b.z > t.zHi) t.zHi = b.z;
     if (lo > t.hi + POLICY.trendMargin) {
       t.hi = lo;
       t.hiAt = t.n;
     } else {
-      // Re-check points: once after reverifyAfter answers without a new high, then every stuckOpportunities.
-      const run = t.n - t.hiAt;
-      if (run === POLICY.reverifyAfter || run % POLICY.stuckOpportunities === 0) t.rvSeq = tutor.seq;
+      // Re-check points (stuck episodes): every stuckOpportunities answers without a new high.
+      if ((t.n - t.hiAt) % POLICY.stuckOpportunities === 0) t.rvSeq = tutor.seq;
     }
     if (t.n - t.hiAt >= stuckThreshold(tutor)) t.sk = 1;
     if ((t.o & 7) === 7) {
@@ -108,6 +110,11 @@ export function updateTutorState(
 export function learnerPace(tutor: TutorState): number {
   const w = POLICY.learnOpportunitiesPriorWeight;
   return (POLICY.learnOpportunitiesPrior * w + tutor.learnedFails) / (w + tutor.learned);
+}
+
+/** Probability that one opportunity teaches this learner an unknown objective whose prerequisites they know: 1 / (1 + pace). */
+export function learnRate(tutor: TutorState): number {
+  return 1 / (1 + learnerPace(tutor));
 }
 
 /**

@@ -104,19 +104,22 @@ export interface ObjectiveTrack {
   /** the best lower credible bound (readyConfidence) of the predicted-mastery logit so far, and the opportunity count when it was reached */
   hi: number;
   hiAt: number;
-  /** tutor sequence number of the last re-check point (reverifyAfter answers without a new high, then every stuckOpportunities) */
+  /** tutor sequence number of the last re-check point (every stuckOpportunities answers without a new high) */
   rvSeq: number;
   /**
    * 1 while the objective is in a stuck episode: entered after POLICY.stuckOpportunities answers
    * without a new high, left after three correct answers in a row
    */
   sk: number;
-  /** the highest predicted-mastery logit (median) reached so far */
-  zHi: number;
   /** 1 once the objective was learned after wrong answers (counted in the learner's pace) */
   ls: number;
   /** tutor sequence number of the last event on the objective */
   last: number;
+  /** knowledge evidence (knowledge.ts): log-likelihoods of the objective's answers if known before them, learned since, still unknown, not learnable */
+  kk: number;
+  kl: number;
+  ku: number;
+  kn: number;
 }
 
 /**
@@ -124,7 +127,7 @@ export interface ObjectiveTrack {
  * bounded: a fixed-size record per objective touched plus the last RECENT_ITEMS items.
  */
 export interface TutorState {
-  version: 1;
+  version: 2;
   /** events applied */
   seq: number;
   /** most recent items (module labels), most recent first */

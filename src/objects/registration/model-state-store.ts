@@ -13,11 +13,11 @@ export interface ModelState {
 }
 
 /**
- * Which parameters computed a stored state: the service's model parameters and the policy's
- * constants. A state computed under others (a recalibration or a policy change was deployed) is
- * stale and is rebuilt from the event log.
+ * Which parameters computed a stored state: the service's model parameters, the policy's constants
+ * and the tutor state's format version. A state computed under others (a recalibration or a policy
+ * change was deployed) is stale and is rebuilt from the event log.
  */
-export const MODEL_STATE_ID = `${SERVICE_PARAMS_ID}:${fnv1a(JSON.stringify(POLICY))}`;
+export const MODEL_STATE_ID = `${SERVICE_PARAMS_ID}:${fnv1a(JSON.stringify(POLICY))}:t${initialTutorState().version}`;
 
 /**
  * The registration's model state in the object's key-value storage (updated incrementally, O(1) per
