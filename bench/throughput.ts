@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { buildAll } from "./throughput/build";
 import { loadAverage, settle } from "./throughput/cpu";
 import { type RoundResult, round, type Traffic } from "./throughput/load";
+import { openProfiler, summarizeProfile } from "./throughput/profile";
 import * as S from "./throughput/scenarios";
 import { Api, fillHistory, type Klass, postGraph, sampleGraph, seedClass, synthetic, tokenFor } from "./throughput/seed";
 import { startServer } from "./throughput/server";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     learners: { type: "string" },
     "prior-events": { type: "string" },
     only: { type: "string" },
+    profile: { type: "string" },
   },
   allowPositionals: true,
 });
@@ -113,7 +115,7 @@ async function main() {
   try {
     log("building the deploy bundle and the reference Workers...");
     const bundles = await buildAll(join(dir, "build"));
-    server = await startServer(bundles, join(dir, "state"));
+    server = await startServer(bundles, join(dir, "state"), values.profile ? 9329 : undefined);
     const pids = server.pids;
     if (pids.length === 0) throw new Error("no workerd process found under this process");
     log(`workerd pids ${pids.join(", ")}; seeding [${elapsed()}]`);
@@ -131,8 +133,8 @@ async function main() {
     );
     const sample = await seedClass(api, sampleGraphInfo, "Sample class", LEARNERS, 20, 16);
     log(`  sample class: ${LEARNERS} learners x 20 events [${elapsed()}]`);
-    const big = await seedClass(api, bigInfo, "Big graph class", 200, 20, 16);
-    log(`  2,000-objective class: 200 learners x 20 events [${elapsed()}]`);
+    const big = await seedClass(api, bigInfo, "Big graph class", Math.min(200, LEARNERS), 20, 16);
+    log(`  2,000-objective class: ${Math.min(200, LEARNERS)} learners x 20 events [${elapsed()}]`);
     const series: Record<string, Klass> = {};
     const priorRegs: string[] = [];
     if (!values["no-series"]) {
@@ -177,6 +179,17 @@ async function main() {
       { key: "token", label: "POST /v0/oauth/token", traffic: () => S.tokenIssue(w, sample) },
       { key: "floor-token", label: "floor: token issue", traffic: () => S.floorToken(w, sample) },
     ];
+    if (values.profile) {
+      const s = main.find((m) => m.key === values.profile);
+      if (!s) throw new Error(`--profile: no scenario ${values.profile}`);
+      await runRound(s, WARMUP_SECONDS, pids, false);
+      const profiler = await openProfiler(9329, "pathwise");
+      await profiler.start();
+      await runRound(s, SECONDS, pids, false);
+      console.log(summarizeProfile(await profiler.stop()));
+      profiler.close();
+      return;
+    }
     log(`main scenarios: ${ROUNDS} rounds x ${SECONDS} s, ${S.CONNECTIONS} connections`);
     const only = values.only?.split(",");
     await runAll(only ? main.filter((s) => only.includes(s.key)) : main, ROUNDS, SECONDS, pids);

@@ -71,7 +71,7 @@ export function workerdPids(): number[] {
   return out;
 }
 
-export async function startServer(bundles: Bundles, persistDir: string): Promise<Server> {
+export async function startServer(bundles: Bundles, persistDir: string, inspectorPort?: number): Promise<Server> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
   // The bundle is one ES module: no module rules. Static assets are served before the Worker (never reaching it).
   const { assets: _assets, modulesRules: _rules, ...appOptions } = workerOptions;
@@ -85,6 +85,7 @@ export async function startServer(bundles: Bundles, persistDir: string): Promise
   const d1Id = Object.values(workerOptions.d1Databases as Record<string, { id: string }>)[0]?.id ?? "DB";
   const mf = new Miniflare(
     convertV4MiniflareOptions({
+      ...(inspectorPort ? { inspectorPort } : {}),
       d1Persist: join(persistDir, "d1"),
       durableObjectsPersist: join(persistDir, "do"),
       queuesPersist: join(persistDir, "queues"),
