@@ -1,5 +1,8 @@
 // Throughput in workerd (issue 13; docs/performance.md):
 //   npm run bench -- throughput [--quick] [--seconds 10] [--rounds 3] [--series-seconds 5] [--no-series]
+//     [--learners 1000] [--prior-events 10,1000,100000] [--only KEY,...] [--profile KEY] [--app-root DIR]
+//   --profile KEY: a CPU profile of one scenario (workerd's inspector) instead of the tables;
+//   --app-root DIR: measure the Worker of another checkout (e.g. a worktree of main) with this harness.
 // Builds the Worker as it deploys (`wrangler deploy --dry-run`), runs it in one workerd through
 // Miniflare's API (no `wrangler dev`), each Worker on its own socket, with its real bindings (D1
 // with the migrations, Durable Objects on SQLite, both queues and their consumers, the [vars],
@@ -11,7 +14,7 @@
 import { execSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildAll } from "./throughput/build";
 import { loadAverage, settle } from "./throughput/cpu";
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     "prior-events": { type: "string" },
     only: { type: "string" },
     profile: { type: "string" },
+    "app-root": { type: "string" },
   },
   allowPositionals: true,
 });
@@ -114,8 +118,9 @@ async function main() {
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     log("building the deploy bundle and the reference Workers...");
-    const bundles = await buildAll(join(dir, "build"));
-    server = await startServer(bundles, join(dir, "state"), values.profile ? 9329 : undefined);
+    const appRoot = values["app-root"] ? resolve(values["app-root"]) : undefined;
+    const bundles = await buildAll(join(dir, "build"), appRoot);
+    server = await startServer(bundles, join(dir, "state"), { inspectorPort: values.profile ? 9329 : undefined, appRoot });
     const pids = server.pids;
     if (pids.length === 0) throw new Error("no workerd process found under this process");
     log(`workerd pids ${pids.join(", ")}; seeding [${elapsed()}]`);
@@ -180,13 +185,15 @@ async function main() {
       { key: "floor-token", label: "floor: token issue", traffic: () => S.floorToken(w, sample) },
     ];
     if (values.profile) {
-      const s = main.find((m) => m.key === values.profile);
-      if (!s) throw new Error(`--profile: no scenario ${values.profile}`);
-      await runRound(s, WARMUP_SECONDS, pids, false);
       const profiler = await openProfiler(9329, "pathwise");
-      await profiler.start();
-      await runRound(s, SECONDS, pids, false);
-      console.log(summarizeProfile(await profiler.stop()));
+      for (const key of values.profile.split(",")) {
+        const s = main.find((m) => m.key === key);
+        if (!s) throw new Error(`--profile: no scenario ${key}`);
+        await runRound(s, WARMUP_SECONDS, pids, false);
+        await profiler.start();
+        await runRound(s, SECONDS, pids, false);
+        console.log(`\n### profile: ${s.label}\n${summarizeProfile(await profiler.stop())}`);
+      }
       profiler.close();
       return;
     }

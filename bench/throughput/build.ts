@@ -19,8 +19,8 @@ export interface Bundles {
 }
 
 /** `wrangler deploy --dry-run --outdir <dir>`: the bundle a deployment uploads. */
-function deployBundle(outdir: string): string {
-  const r = spawnSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: ROOT, env: wranglerEnv, encoding: "utf8" });
+function deployBundle(outdir: string, root: string): string {
+  const r = spawnSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: root, env: wranglerEnv, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
   return join(outdir, "index.js");
 }
@@ -40,8 +40,9 @@ async function esbuildWorker(entry: string, outfile: string): Promise<string> {
   return outfile;
 }
 
-export async function buildAll(outdir: string): Promise<Bundles> {
-  const app = deployBundle(join(outdir, "app"));
+/** `appRoot`: the checkout whose Worker is measured (default this one; another to compare versions). */
+export async function buildAll(outdir: string, appRoot = ROOT): Promise<Bundles> {
+  const app = deployBundle(join(outdir, "app"), appRoot);
   const code = readFileSync(app);
   return {
     app,

@@ -52,10 +52,6 @@ export function helloWorld(w: World): Traffic {
   return { url: w.hello, sequence: 1, next: () => ({ method: "GET", path: "/" }) };
 }
 
-export function notFound(w: World): Traffic {
-  return { url: w.app, sequence: 1, next: () => ({ method: "GET", path: "/nope" }) };
-}
-
 export function accountsCurrent(w: World): Traffic {
   return { url: w.app, sequence: 1, next: () => ({ method: "GET", path: "/v0/accounts/current", headers: json(w.token) }) };
 }

@@ -71,8 +71,9 @@ export function workerdPids(): number[] {
   return out;
 }
 
-export async function startServer(bundles: Bundles, persistDir: string, inspectorPort?: number): Promise<Server> {
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+export async function startServer(bundles: Bundles, persistDir: string, options: { inspectorPort?: number; appRoot?: string } = {}): Promise<Server> {
+  const { inspectorPort, appRoot = ROOT } = options;
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(appRoot, "wrangler.toml"));
   // The bundle is one ES module: no module rules. Static assets are served before the Worker (never reaching it).
   const { assets: _assets, modulesRules: _rules, ...appOptions } = workerOptions;
   // Queue batches wait at most 1 s instead of 5-10 s, so a round's deferred work (the last partial
