@@ -7,7 +7,12 @@ const all = readdirSync(new URL(".", import.meta.url))
   .filter((f) => f.endsWith(".ts") && f !== "run.ts")
   .map((f) => f.replace(/\.ts$/, ""))
   .sort();
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+// `npm run bench -- NAME ... --flag value ...`: the names come first; everything from the first flag
+// on is passed to each benchmark (e.g. `npm run bench -- throughput --quick`).
+const args = process.argv.slice(2);
+const firstFlag = args.findIndex((a) => a.startsWith("-"));
+const wanted = firstFlag < 0 ? args : args.slice(0, firstFlag);
+const passed = firstFlag < 0 ? [] : args.slice(firstFlag);
 const unknown = wanted.filter((w) => !all.includes(w));
 if (unknown.length) {
   console.error(`unknown benchmark(s): ${unknown.join(", ")}; available: ${all.join(", ")}`);
@@ -16,7 +21,7 @@ if (unknown.length) {
 let failed = 0;
 for (const name of wanted.length ? wanted : all) {
   console.log(`\n## ${name}\n`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`, ...passed], {
     stdio: "inherit",
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
   });

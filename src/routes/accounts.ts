@@ -6,7 +6,7 @@ import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
 import { AccountSchema, CreateAccountBody, CreatedAccount } from "../schemas/accounts";
 import { json, jsonBody, noContent, uuidParams } from "../schemas/common";
-import { accountView, createAccountOrThrow, disableAccount, findAccount } from "../services/accounts";
+import { accountView, accountViewById, createAccountOrThrow, disableAccount, findAccount } from "../services/accounts";
 
 const createAccountRoute = apiRoute({
   method: "post",
@@ -61,8 +61,9 @@ export const accountsRouter = createRouter()
   })
   .openapi(currentAccountRoute, async (c) => {
     await authorize(c);
-    const account = await requireAccount(c.get("db"), c.get("caller").accountId);
-    return c.json(accountView(account), 200);
+    const view = await accountViewById(c.get("db"), c.get("caller").accountId);
+    if (!view) throw notFound("Account");
+    return c.json(view, 200);
   })
   .openapi(getAccountRoute, async (c) => {
     const account = await requireAccount(c.get("db"), c.req.valid("param").account_id);

@@ -49,20 +49,27 @@ oauthRouter.post(
   ipLimit(),
   async (c) => {
     try {
-      const partner = await authenticateClient(c.get("db"), c.req.header("Authorization"));
+      // The form is read before the client is authenticated, so a client-credentials grant reads
+      // the client and the account it names in one query; an invalid client is still reported first.
       const contentType = c.req.header("Content-Type") ?? "";
+      let form: Map<string, string> | undefined;
+      let formError: OAuthError | undefined;
       if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-        throw new OAuthError("invalid_request", "Send the body as application/x-www-form-urlencoded.");
+        formError = new OAuthError("invalid_request", "Send the body as application/x-www-form-urlencoded.");
+      } else {
+        const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+        const parsed = decoded.ok ? parseStrictForm(decoded.text) : undefined;
+        if (!decoded.ok) formError = new OAuthError("invalid_request", `The form body is not valid UTF-8 (byte ${decoded.offset}).`);
+        else if (parsed && !parsed.ok) formError = new OAuthError("invalid_request", parsed.message);
+        else form = parsed?.params;
       }
-      const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
-      if (!decoded.ok) throw new OAuthError("invalid_request", `The form body is not valid UTF-8 (byte ${decoded.offset}).`);
-      const parsed = parseStrictForm(decoded.text);
-      if (!parsed.ok) throw new OAuthError("invalid_request", parsed.message);
-      const form = parsed.params;
-      const grantType = form.get("grant_type");
+      const grantType = form?.get("grant_type");
+      const scope = grantType === "client_credentials" ? (form?.get("scope") ?? undefined) : undefined;
+      const { partner, account } = await authenticateClient(c.get("db"), c.req.header("Authorization"), scope);
+      if (formError || !form) throw formError;
       let tokens: TokenResponse;
       if (grantType === "client_credentials") {
-        tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, form.get("scope") ?? undefined);
+        tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, scope, { account });
       } else if (grantType === "refresh_token") {
         tokens = await refreshTokenGrant(c.env, c.get("db"), c.get("config"), partner, form.get("refresh_token") ?? undefined);
       } else if (!grantType) {

@@ -52,6 +52,26 @@ export async function findAccount(db: Db, id: string): Promise<AccountRow | unde
   return db.select().from(accounts).where(eq(accounts.id, id)).get();
 }
 
+/**
+ * The view of GET /accounts/current, per isolate: id, external_user_id and entitlements never change
+ * once an account exists (the only update an account gets is `disabled_at`, which the view does not
+ * show, and a disabled account's tokens are revoked before it could ask), so a cached view is never
+ * stale and the call needs no D1 read after the first. Bounded: the oldest entries go first.
+ */
+const views = new Map<string, AccountView>();
+const VIEWS_MAX = 10_000;
+
+export async function accountViewById(db: Db, id: string): Promise<AccountView | undefined> {
+  const hit = views.get(id);
+  if (hit) return hit;
+  const row = await findAccount(db, id);
+  if (!row) return undefined;
+  const view = accountView(row);
+  views.set(id, view);
+  if (views.size > VIEWS_MAX) views.delete(views.keys().next().value as string);
+  return view;
+}
+
 export async function findAccountByExternalId(db: Db, partnerId: string, externalUserId: string): Promise<AccountRow | undefined> {
   return db
     .select()

@@ -3,7 +3,7 @@ import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
-import { type AccountRow, accessTokens, type PartnerRow, partners, refreshTokens } from "../db/schema";
+import { type AccountRow, accessTokens, accounts, type PartnerRow, partners, refreshTokens } from "../db/schema";
 import type { Env } from "../env";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
 import type { TokenResponse } from "../schemas/oauth";
@@ -24,8 +24,16 @@ export class OAuthError extends Error {
   }
 }
 
-/** Authenticates the client (HTTP Basic: client id and secret) against the stored secret digest. */
-export async function authenticateClient(db: Db, authorization: string | undefined): Promise<PartnerRow> {
+/**
+ * Authenticates the client (HTTP Basic: client id and secret) against the stored secret digest. With
+ * `scope` (a client-credentials grant), the account it names is read in the same D1 query (a join on
+ * the partner), so a token request costs one read before its writes.
+ */
+export async function authenticateClient(
+  db: Db,
+  authorization: string | undefined,
+  scope?: string,
+): Promise<{ partner: PartnerRow; account: AccountRow | undefined }> {
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? "");
   if (!match?.[1]) throw new OAuthError("invalid_client", "Send the client id and secret with HTTP Basic authentication.");
   let decoded: string;
@@ -43,16 +51,33 @@ export async function authenticateClient(db: Db, authorization: string | undefin
   } catch {
     throw new OAuthError("invalid_client", "The Basic credentials are not valid form-urlencoded text.");
   }
-  const partner = await db.select().from(partners).where(eq(partners.clientId, clientId)).get();
+  const row = await db
+    .select({ partner: partners, account: accounts })
+    .from(partners)
+    // external_user_id is never empty, so without a scope the join finds nothing
+    .leftJoin(accounts, and(eq(accounts.partnerId, partners.id), eq(accounts.externalUserId, scope ?? "")))
+    .where(eq(partners.clientId, clientId))
+    .get();
   // Compare against a digest even when the client is unknown, so both failures take the same time.
-  const ok = await secretMatches(secret, partner?.clientSecretHash ?? "no-such-client");
-  if (!partner || !ok) throw new OAuthError("invalid_client", "Unknown client or wrong client secret.");
-  return partner;
+  const ok = await secretMatches(secret, row?.partner.clientSecretHash ?? "no-such-client");
+  if (!row || !ok) throw new OAuthError("invalid_client", "Unknown client or wrong client secret.");
+  return { partner: row.partner, account: row.account ?? undefined };
 }
 
-export async function clientCredentialsGrant(env: Env, db: Db, config: Config, partner: PartnerRow, scope: string | undefined): Promise<TokenResponse> {
+/**
+ * Client-credentials grant for the account named by `scope`. `found` is that account when the caller
+ * already read it with the client (`authenticateClient` with the scope; undefined: read it here).
+ */
+export async function clientCredentialsGrant(
+  env: Env,
+  db: Db,
+  config: Config,
+  partner: PartnerRow,
+  scope: string | undefined,
+  found?: { account: AccountRow | undefined },
+): Promise<TokenResponse> {
   if (!scope) throw new OAuthError("invalid_request", "scope is required: the external_user_id of the account the token acts for.");
-  const account = await findAccountByExternalId(db, partner.id, scope);
+  const account = found ? found.account : await findAccountByExternalId(db, partner.id, scope);
   if (!account || account.disabledAt !== null) {
     throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
   }
@@ -103,22 +128,20 @@ async function retire(env: Env, db: Db, tokens: IssuedToken[], why: string): Pro
 }
 
 /**
- * Keeps the account at MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT live access tokens by retiring the oldest
- * (earliest expiry) beyond it: a client is never refused for the cap (decisions.md), and the number
- * of gates one disable must call stays bounded. Costs one indexed query (no rows in the usual case)
- * and one TokenGate call per retired token. Concurrent issuances at the cap may both pick the same
+ * The account's live access tokens beyond MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT, oldest (earliest
+ * expiry) first: issuance retires them, so a client is never refused for the cap (decisions.md) and
+ * the number of gates one disable must call stays bounded. One indexed query (no rows in the usual
+ * case), read in the same round trip as the account's re-check; one TokenGate call per retired token. Concurrent issuances at the cap may both pick the same
  * oldest token, overshooting by the requests in flight until the next issuance.
  */
-async function retireBeyondCap(env: Env, db: Db, accountId: string, now: number): Promise<void> {
-  const beyond = await db
+function beyondCapQuery(db: Db, accountId: string, now: number) {
+  return db
     .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
     .from(accessTokens)
     .where(and(eq(accessTokens.accountId, accountId), gt(accessTokens.expiresAt, now)))
     .orderBy(desc(accessTokens.expiresAt), desc(sql`rowid`))
     .limit(REVOKE_CONCURRENCY)
-    .offset(MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT)
-    .all();
-  await retire(env, db, beyond, "live-token cap");
+    .offset(MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT);
 }
 
 async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow, account: AccountRow): Promise<TokenResponse> {
@@ -142,13 +165,15 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
     }),
   ]);
   // Re-check after recording the token: a concurrent disable either sees this token's row or we see it.
-  const current = await findAccount(db, account.id);
+  // One round trip: the account and the live tokens beyond the cap (none in the usual case).
+  const [reread, beyond] = await db.batch([db.select().from(accounts).where(eq(accounts.id, account.id)), beyondCapQuery(db, account.id, now)]);
+  const current = reread[0];
   if (!current || current.disabledAt !== null) {
     // The pair is never handed out: remove its rows so nothing of it outlives the refusal.
     await db.batch([db.delete(accessTokens).where(eq(accessTokens.jti, jti)), db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, refreshHash))]);
     throw new OAuthError("invalid_scope", "The account has been disabled.");
   }
-  await retireBeyondCap(env, db, account.id, now);
+  await retire(env, db, beyond, "live-token cap");
   const accessToken = await signAccessToken(
     { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp },
     env.TOKEN_SIGNING_KEY,

@@ -1,25 +1,60 @@
 import { and, eq, sql } from "drizzle-orm";
 import { objectivePools, predictedScores } from "../analytics";
 import type { Db } from "../db/client";
-import { accountProjections, accounts } from "../db/schema";
+import { accountProjections, accounts, graphs } from "../db/schema";
+import type { GraphIndex } from "../graphs/runtime-graph";
 import { ApiError, unprocessable } from "../http/errors";
+import type { ItemEntry } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { ErrorDetail } from "../schemas/common";
 import type { PredictedScoreRequest } from "../schemas/predicted-score";
-import { findGraph, loadRuntimeGraph } from "./graph-store";
+import { loadRuntimeGraph } from "./graph-store";
 import { loadItemParams } from "./item-params";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The objectives' item pools of a graph version under a set of item parameters, kept as long as that
+ * parameter set is the cached one (loadItemParams: at most ITEM_PARAMS_TTL_MS old), so consecutive
+ * requests do not rebuild the same pools. No staleness beyond the item parameters' own.
+ */
+const poolCache = new WeakMap<Readonly<Record<string, ItemEntry>>, { index: GraphIndex; pools: ReturnType<typeof objectivePools> }>();
+
+function poolsFor(index: GraphIndex, items: Readonly<Record<string, ItemEntry>>): ReturnType<typeof objectivePools> {
+  const hit = poolCache.get(items);
+  if (hit?.index === index) return hit.pools;
+  const pools = objectivePools(index, items, SERVICE_PARAMS.globalDifficulty);
+  poolCache.set(items, { index, pools });
+  return pools;
+}
 
 /**
  * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
  * projection in D1 (kept current by the projections queue, src/queues/projections.ts). A bounded
  * number of D1 queries whatever the number of accounts: the graph (and its version, cached runtime
- * form and item parameters), one query for the accounts, one for their projections.
+ * form and item parameters), the accounts and their projections: one D1 batch (one round trip).
  */
 export async function predictedScoreFor(db: Db, partnerId: string, body: PredictedScoreRequest, nowMs = Date.now()) {
   const graphRef = body.graph_ids[0] as string;
-  const graph = await findGraph(db, partnerId, graphRef);
+  const ids = [...new Set(body.account_ids.map((id) => id.toLowerCase()))];
+  // One D1 round trip: the graph, and the accounts with their projection on that graph (a left join,
+  // so an account without one is still found).
+  const byId = UUID.test(graphRef);
+  const graphWhere = and(eq(graphs.partnerId, partnerId), byId ? eq(graphs.id, graphRef.toLowerCase()) : eq(graphs.label, graphRef));
+  const [graphRows, found] = await db.batch([
+    db.select().from(graphs).where(graphWhere),
+    db
+      .select({ id: accounts.id, body: accountProjections.body })
+      .from(accounts)
+      .leftJoin(
+        accountProjections,
+        and(eq(accountProjections.accountId, accounts.id), sql`${accountProjections.graphId} = (SELECT ${graphs.id} FROM ${graphs} WHERE ${graphWhere})`),
+      )
+      .where(and(eq(accounts.partnerId, partnerId), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
+  ]);
+  const graph = graphRows[0];
   if (!graph) throw unprocessable(`No graph '${graphRef}' for this partner.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
-  const index = await loadRuntimeGraph(db, graph.id);
+  const index = await loadRuntimeGraph(db, graph.id, graph.version);
   if (!index) throw unprocessable(`Graph '${graphRef}' has no stored version.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
 
   const unknown: ErrorDetail[] = [];
@@ -34,24 +69,13 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   }
   if (unknown.length) throw unprocessable("Unknown learning objective id(s); see details.", unknown);
 
-  const ids = [...new Set(body.account_ids.map((id) => id.toLowerCase()))];
-  const found = await db
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(and(eq(accounts.partnerId, partnerId), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
-    .all();
   const known = new Set(found.map((a) => a.id));
   const missing = body.account_ids.flatMap((id, i) => (known.has(id.toLowerCase()) ? [] : [{ path: `body.account_ids[${i}]`, message: `no account '${id}'` }]));
   // Another partner's account is as missing as one that does not exist.
   if (missing.length) throw new ApiError(404, "Account(s) not found; see details.", missing);
 
-  const rows = await db
-    .select({ accountId: accountProjections.accountId, body: accountProjections.body })
-    .from(accountProjections)
-    .where(and(eq(accountProjections.graphId, graph.id), sql`${accountProjections.accountId} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`))
-    .all();
-  const projections = new Map(rows.map((r) => [r.accountId, r.body]));
-  const pool = objectivePools(index, await loadItemParams(db, index.graph.id, nowMs), SERVICE_PARAMS.globalDifficulty);
+  const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
+  const pool = poolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
   const groups = body.grouped_learning_objectives.map((g) => ({
     groupId: g.group_id,

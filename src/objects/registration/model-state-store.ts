@@ -26,6 +26,13 @@ export const MODEL_STATE_ID = `${SERVICE_PARAMS_ID}:${fnv1a(JSON.stringify(POLIC
 export class ModelStateStore {
   readonly #kv: SyncKvStorage;
   #cached: ModelState | undefined;
+  /**
+   * Set once the stored state is known to be computed under MODEL_STATE_ID (checked, or written by
+   * this object). The id is compiled into the code, so it cannot change while the object lives: a
+   * deployment restarts the object. Saves deserializing the whole stored learner state to answer
+   * `stale()` on every call.
+   */
+  #fresh = false;
 
   constructor(kv: SyncKvStorage) {
     this.#kv = kv;
@@ -41,7 +48,13 @@ export class ModelStateStore {
 
   /** True when a stored state was computed under other parameters (or before the tutor state existed). */
   stale(): boolean {
-    return this.#kv.get("learner_state") !== undefined && this.#kv.get<string>("model_params_id") !== MODEL_STATE_ID;
+    if (this.#fresh) return false;
+    // model_params_id is written with every state, so a state without it (or under another id) is stale;
+    // no stored state at all is not.
+    const id = this.#kv.get<string>("model_params_id");
+    const stale = id !== MODEL_STATE_ID && (id !== undefined || this.#kv.get("learner_state") !== undefined);
+    this.#fresh = !stale;
+    return stale;
   }
 
   /** Writes the state (inside the caller's transaction); call `adopt` after the commit. */
@@ -54,6 +67,7 @@ export class ModelStateStore {
   /** Makes a committed state the cached one (a failed transaction leaves the cache as it was). */
   adopt(state: ModelState): void {
     this.#cached = state;
+    this.#fresh = true;
   }
 }
 
