@@ -60,56 +60,70 @@ export function floorAccount(w: World): Traffic {
   return { url: w.floor, sequence: 1, next: () => ({ method: "GET", path: `/account/${w.credentials.admin_account_id}` }) };
 }
 
+/**
+ * One POST per request with a fresh body, connections interleaved over the first `registrations`
+ * learners of the class: to the service (with the token and an Idempotency-Key) or to the floor.
+ */
+function postPerLearner(
+  w: World,
+  k: Klass,
+  registrations: number,
+  to: "service" | "floor",
+  path: (registration: string) => string,
+  body: (seed: number) => unknown,
+): Traffic {
+  return {
+    url: to === "service" ? w.app : w.floor,
+    sequence: 1,
+    next: (c, s) => ({
+      method: "POST",
+      path: path(pick(k.registrations, registrations, c, s, CONNECTIONS)),
+      ...(to === "service" ? { headers: { ...json(w.token), "Idempotency-Key": idempotencyKey() } } : {}),
+      body: JSON.stringify(body(c * 7919 + s)),
+    }),
+  };
+}
+
 /** One graded event per request, across `registrations` learners of the class. */
-export function graded(w: World, k: Klass, registrations = 200): Traffic {
-  return {
-    url: w.app,
-    sequence: 1,
-    next: (c, s) => ({
-      method: "POST",
-      path: `/v0/registrations/${pick(k.registrations, registrations, c, s, CONNECTIONS)}/graded-events`,
-      headers: { ...json(w.token), "Idempotency-Key": idempotencyKey() },
-      body: JSON.stringify(gradedEvent(k, c * 7919 + s)),
-    }),
-  };
-}
+export const graded = (w: World, k: Klass, registrations = 200) =>
+  postPerLearner(
+    w,
+    k,
+    registrations,
+    "service",
+    (r) => `/v0/registrations/${r}/graded-events`,
+    (seed) => gradedEvent(k, seed),
+  );
 
-export function floorEvent(w: World, k: Klass, registrations = 200): Traffic {
-  return {
-    url: w.floor,
-    sequence: 1,
-    next: (c, s) => ({
-      method: "POST",
-      path: `/event/${pick(k.registrations, registrations, c, s, CONNECTIONS)}`,
-      body: JSON.stringify(gradedEvent(k, c * 7919 + s)),
-    }),
-  };
-}
+export const floorEvent = (w: World, k: Klass, registrations = 200) =>
+  postPerLearner(
+    w,
+    k,
+    registrations,
+    "floor",
+    (r) => `/event/${r}`,
+    (seed) => gradedEvent(k, seed),
+  );
 
-export function batch(w: World, k: Klass, registrations = 200): Traffic {
-  return {
-    url: w.app,
-    sequence: 1,
-    next: (c, s) => ({
-      method: "POST",
-      path: `/v0/registrations/${pick(k.registrations, registrations, c, s, CONNECTIONS)}/batch-events`,
-      headers: { ...json(w.token), "Idempotency-Key": idempotencyKey() },
-      body: JSON.stringify(batchOf50(k, c * 7919 + s)),
-    }),
-  };
-}
+export const batch = (w: World, k: Klass, registrations = 200) =>
+  postPerLearner(
+    w,
+    k,
+    registrations,
+    "service",
+    (r) => `/v0/registrations/${r}/batch-events`,
+    (seed) => batchOf50(k, seed),
+  );
 
-export function floorBatch(w: World, k: Klass, registrations = 200): Traffic {
-  return {
-    url: w.floor,
-    sequence: 1,
-    next: (c, s) => ({
-      method: "POST",
-      path: `/event/${pick(k.registrations, registrations, c, s, CONNECTIONS)}`,
-      body: JSON.stringify(batchOf50(k, c * 7919 + s)),
-    }),
-  };
-}
+export const floorBatch = (w: World, k: Klass, registrations = 200) =>
+  postPerLearner(
+    w,
+    k,
+    registrations,
+    "floor",
+    (r) => `/event/${r}`,
+    (seed) => batchOf50(k, seed),
+  );
 
 /**
  * A learner answers, then asks what to do next: a graded event, then the recommendation for the

@@ -84,20 +84,18 @@ export function stepKind(world: World, learner: Learner, item: number): StepKind
   return learner.canLearn(o) ? "learn" : "premature";
 }
 
+/** A run before its first step. */
+function startRun(strategy: Run["strategy"], student: Student, learner: Learner): Run {
+  return { strategy, student: student.index, blocked: learner.blocked, steps: 0, assessing: 0, masteredAt: null, masteredAssessing: null, end: "cap" };
+}
+
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const STEP_MS = 45_000;
 
 export async function runA(world: World, student: Student, client: TutorClient, cap: number): Promise<Run> {
   const learner = new Learner(world, student);
   const run: Run = {
-    strategy: "A",
-    student: student.index,
-    blocked: learner.blocked,
-    steps: 0,
-    assessing: 0,
-    masteredAt: null,
-    masteredAssessing: null,
-    end: "cap",
+    ...startRun("A", student, learner),
     views: [],
     intents: {},
     everStuck: false,
@@ -157,16 +155,7 @@ export async function runA(world: World, student: Student, client: TutorClient, 
 
 export function runB(world: World, student: Student, cap: number): Run {
   const learner = new Learner(world, student);
-  const run: Run = {
-    strategy: "B",
-    student: student.index,
-    blocked: learner.blocked,
-    steps: 0,
-    assessing: 0,
-    masteredAt: null,
-    masteredAssessing: null,
-    end: "cap",
-  };
+  const run = startRun("B", student, learner);
   if (learner.targetsMastered()) {
     run.masteredAt = 0;
     run.masteredAssessing = 0;
@@ -201,16 +190,7 @@ export function runB(world: World, student: Student, cap: number): Run {
 
 export function runC(world: World, student: Student, cap: number): Run {
   const learner = new Learner(world, student);
-  const run: Run = {
-    strategy: "C",
-    student: student.index,
-    blocked: learner.blocked,
-    steps: 0,
-    assessing: 0,
-    masteredAt: null,
-    masteredAssessing: null,
-    end: "cap",
-  };
+  const run = startRun("C", student, learner);
   const cursor = new Map<number, number>();
   while (!learner.targetsMastered()) {
     if (run.steps >= cap) return run;
@@ -249,16 +229,7 @@ export function runC(world: World, student: Student, cap: number): Run {
  */
 export function runD(world: World, student: Student, cap: number, confidence = 0.9, recoveryCost = -1): Run {
   const learner = new Learner(world, student);
-  const run: Run = {
-    strategy: "C",
-    student: student.index,
-    blocked: learner.blocked,
-    steps: 0,
-    assessing: 0,
-    masteredAt: null,
-    masteredAssessing: null,
-    end: "cap",
-  };
+  const run = startRun("C", student, learner);
   // believed known: initially known objectives, then those whose posterior reached the confidence
   const believed = [...student.known];
   const post: number[] = world.objectives.map((_, o) => (student.known[o] ? 1 : 0));
