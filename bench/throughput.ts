@@ -351,11 +351,13 @@ async function main() {
       const biggest = PRIOR.length - 1;
       const reg = priorRegs[biggest] as string;
       const ns = await server.mf.getDurableObjectNamespace("REGISTRATIONS", "pathwise");
-      const stub = ns.get(ns.idFromName(reg)) as unknown as { learnerState(): Promise<unknown> };
-      const state = JSON.stringify(await stub.learnerState());
+      const stub = ns.get(ns.idFromName(reg)) as unknown as { learnerState(): Promise<{ global: { n: number } }> };
+      const learnerState = await stub.learnerState();
+      const state = JSON.stringify(learnerState);
       const files = doFiles(join(dir, "state", "do"));
       const largest = files.sort((a, b) => b.bytes - a.bytes)[0];
-      const events = (PRIOR[biggest] ?? 0) + (summary(`prior-${PRIOR[biggest]}`).requests ?? 0) + (results.get(`prior-${PRIOR[biggest]}`)?.length ?? 0) * 0;
+      // every event of this registration is graded: the seeded history, the warm-up and the counted rounds
+      const events = learnerState.global.n;
       out("\nStorage:");
       out(
         table(
