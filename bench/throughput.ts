@@ -184,23 +184,6 @@ async function main() {
       { key: "token", label: "POST /v0/oauth/token", traffic: () => S.tokenIssue(w, sample) },
       { key: "floor-token", label: "floor: token issue", traffic: () => S.floorToken(w, sample) },
     ];
-    if (values.profile) {
-      const profiler = await openProfiler(9329, "pathwise");
-      for (const key of values.profile.split(",")) {
-        const s = main.find((m) => m.key === key);
-        if (!s) throw new Error(`--profile: no scenario ${key}`);
-        await runRound(s, WARMUP_SECONDS, pids, false);
-        await profiler.start();
-        await runRound(s, SECONDS, pids, false);
-        console.log(`\n### profile: ${s.label}\n${summarizeProfile(await profiler.stop())}`);
-      }
-      profiler.close();
-      return;
-    }
-    log(`main scenarios: ${ROUNDS} rounds x ${SECONDS} s, ${S.CONNECTIONS} connections`);
-    const only = values.only?.split(",");
-    await runAll(only ? main.filter((s) => only.includes(s.key)) : main, ROUNDS, SECONDS, pids);
-
     const seriesScenarios: Scenario[] = [];
     if (!values["no-series"]) {
       for (const [i, n] of PRIOR.entries()) {
@@ -219,6 +202,25 @@ async function main() {
       for (const n of [1, 10]) seriesScenarios.push({ key: `status-${n}`, label: `status page of ${n}`, traffic: () => S.statusPage(w, sample, n) });
       for (const n of [1, 10, 500])
         seriesScenarios.push({ key: `score-${n}`, label: `predicted score, ${n} accounts`, traffic: () => S.predictedScore(w, sample, n, 20) });
+    }
+    if (values.profile) {
+      const profiler = await openProfiler(9329, "pathwise");
+      for (const key of values.profile.split(",")) {
+        const s = [...main, ...seriesScenarios].find((m) => m.key === key);
+        if (!s) throw new Error(`--profile: no scenario ${key}`);
+        await runRound(s, WARMUP_SECONDS, pids, false);
+        await profiler.start();
+        await runRound(s, SECONDS, pids, false);
+        console.log(`\n### profile: ${s.label}\n${summarizeProfile(await profiler.stop())}`);
+      }
+      profiler.close();
+      return;
+    }
+    log(`main scenarios: ${ROUNDS} rounds x ${SECONDS} s, ${S.CONNECTIONS} connections`);
+    const only = values.only?.split(",");
+    await runAll(only ? main.filter((s) => only.includes(s.key)) : main, ROUNDS, SECONDS, pids);
+
+    if (!values["no-series"]) {
       log(`series: 1 round x ${SERIES_SECONDS} s`);
       await runAll(seriesScenarios, 1, SERIES_SECONDS, pids);
     }

@@ -87,9 +87,9 @@ export async function startServer(bundles: Bundles, persistDir: string, options:
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       ...(inspectorPort ? { inspectorPort } : {}),
-      d1Persist: join(persistDir, "d1"),
-      durableObjectsPersist: join(persistDir, "do"),
-      queuesPersist: join(persistDir, "queues"),
+      // D1, Durable Objects and queues under persistDir/{d1,do,queues} (the per-plugin *Persist options
+      // of Miniflare 3 are ignored by this Miniflare's v4 options: state would land in its temp dir)
+      resourcePersistencePath: persistDir,
       log: undefined,
       workers: [
         {

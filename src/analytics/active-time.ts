@@ -99,8 +99,18 @@ export function addActivity(summary: ActivitySummary, ev: ActivityEvent): boolea
   return true;
 }
 
+/** The oldest quarter-hour bucket a summary whose latest event ended at `lastEndMs` keeps. */
+export function oldestKeptBucket(lastEndMs: number): number {
+  return Math.floor((lastEndMs - SUMMARY_RETENTION_DAYS * DAY_MS) / QUARTER_MS);
+}
+
+/** The UTC day (days since 1970-01-01) of a quarter-hour bucket key. */
+export function bucketDay(key: string | number): number {
+  return Math.floor((Number(key) * QUARTER_MS) / DAY_MS);
+}
+
 function prune(summary: ActivitySummary): void {
-  const oldest = Math.floor((summary.lastEndMs - SUMMARY_RETENTION_DAYS * DAY_MS) / QUARTER_MS);
+  const oldest = oldestKeptBucket(summary.lastEndMs);
   for (const k of Object.keys(summary.buckets)) if (Number(k) < oldest) delete summary.buckets[k];
 }
 

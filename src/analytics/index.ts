@@ -1,6 +1,17 @@
 /** Public surface of the analytics math (pure TypeScript; no Workers APIs, no I/O). See docs/analytics.md. */
-export type { ActivityEvent, ActivitySummary } from "./active-time";
-export { activityByDay, addActivity, dayLabel, emptyActivitySummary, localDay, MAX_ACTIVE_TIME_DAYS, summarizeActivity, summaryCovers } from "./active-time";
+export type { ActivityEvent, ActivitySummary, Totals } from "./active-time";
+export {
+  activityByDay,
+  addActivity,
+  bucketDay,
+  dayLabel,
+  emptyActivitySummary,
+  localDay,
+  MAX_ACTIVE_TIME_DAYS,
+  oldestKeptBucket,
+  summarizeActivity,
+  summaryCovers,
+} from "./active-time";
 export { objectivePools } from "./item-pools";
 export type { MetricContext } from "./metrics";
 export { expectedScoreValue, proficiencyValue, stateProjection } from "./metrics";

@@ -3,11 +3,15 @@ import {
   type ActivitySummary,
   addActivity,
   addAnswered,
+  bucketDay,
   emptyActivitySummary,
+  localDay,
+  oldestKeptBucket,
   type ProjectionMessage,
   type PublishableState,
   projectionMessages,
   summarizeActivity,
+  type Totals,
 } from "../../analytics";
 
 /** The registration's constants a projection message names (written once, at its first events). */
@@ -18,11 +22,23 @@ export interface PublisherIdentity {
   registrationCreatedAt: number;
 }
 
+/** The activity summary without its buckets (stored under ACTIVITY_HEAD). */
+type ActivityHead = Omit<ActivitySummary, "buckets">;
+const ACTIVITY_HEAD = "activity_head";
+/** One key per UTC day of quarter-hour buckets: `activity_day:<day>`. */
+const ACTIVITY_DAY = "activity_day:";
+/** The whole summary in one value, as objects stored it before the days were split. */
+const LEGACY_ACTIVITY = "activity";
+
 /**
  * What the analytics need of a registration beyond the learner model, kept incrementally in the
  * object's key-value storage (bounded): the coverage sketch of answered assessment modules per
  * objective, the activity summary (active time per quarter hour, src/analytics/active-time.ts), and
  * the sequence number of the projection messages it publishes (src/analytics/projection.ts).
+ *
+ * The activity summary is stored as a head (totals, first and last event) plus one value per day of
+ * buckets, so an event reads and writes its own day only: up to 120 days of quarter hours in one
+ * value made every event of a long-active learner pay for (de)serializing all of them.
  */
 export class AnalyticsStore {
   readonly #kv: SyncKvStorage;
@@ -36,7 +52,68 @@ export class AnalyticsStore {
   }
 
   activity(): ActivitySummary {
-    return this.#kv.get<ActivitySummary>("activity") ?? emptyActivitySummary();
+    const buckets: Record<string, Totals> = {};
+    const head = this.#activityHead();
+    for (const [, day] of this.#kv.list<Record<string, Totals>>({ prefix: ACTIVITY_DAY })) Object.assign(buckets, day);
+    return { ...head, buckets };
+  }
+
+  #activityHead(): ActivityHead {
+    const legacy = this.#kv.get<ActivitySummary>(LEGACY_ACTIVITY);
+    if (legacy) {
+      this.#kv.delete(LEGACY_ACTIVITY);
+      this.#writeActivity(legacy);
+    }
+    const { buckets: _, ...empty } = emptyActivitySummary();
+    return this.#kv.get<ActivityHead>(ACTIVITY_HEAD) ?? empty;
+  }
+
+  /** Replaces the stored summary with `summary` (a rebuild, or the legacy value split into days). */
+  #writeActivity(summary: ActivitySummary): void {
+    for (const [key] of this.#kv.list({ prefix: ACTIVITY_DAY })) this.#kv.delete(key);
+    const days = new Map<number, Record<string, Totals>>();
+    for (const [k, t] of Object.entries(summary.buckets)) {
+      const day = bucketDay(k);
+      const buckets = days.get(day) ?? {};
+      buckets[k] = t;
+      days.set(day, buckets);
+    }
+    for (const [day, buckets] of days) this.#kv.put(`${ACTIVITY_DAY}${day}`, buckets);
+    const { buckets: _, ...head } = summary;
+    this.#kv.put(ACTIVITY_HEAD, head);
+  }
+
+  /** Adds interactions in time order, reading and writing only their days; false when one is older than the latest. */
+  #addActivity(interactions: ActivityEvent[]): boolean {
+    const head = this.#activityHead();
+    const partial: ActivitySummary = { ...head, total: [...head.total], buckets: {} };
+    const days = new Set<number>();
+    for (const ev of interactions) {
+      const day = localDay(ev.endMs);
+      if (!days.has(day)) {
+        days.add(day);
+        Object.assign(partial.buckets, this.#kv.get<Record<string, Totals>>(`${ACTIVITY_DAY}${day}`));
+      }
+      if (!addActivity(partial, ev)) return false;
+    }
+    for (const day of days) {
+      const buckets = Object.fromEntries(Object.entries(partial.buckets).filter(([k]) => bucketDay(k) === day));
+      if (Object.keys(buckets).length) this.#kv.put(`${ACTIVITY_DAY}${day}`, buckets);
+      else this.#kv.delete(`${ACTIVITY_DAY}${day}`);
+    }
+    if (localDay(partial.lastEndMs) > localDay(head.lastEndMs)) this.#pruneActivity(oldestKeptBucket(partial.lastEndMs));
+    const { buckets: _, ...next } = partial;
+    this.#kv.put(ACTIVITY_HEAD, next);
+    return true;
+  }
+
+  /** Drops the buckets older than `oldest` (once per day of activity, as the summary prunes itself). */
+  #pruneActivity(oldest: number): void {
+    for (const [key, buckets] of this.#kv.list<Record<string, Totals>>({ prefix: ACTIVITY_DAY })) {
+      const kept = Object.entries(buckets).filter(([k]) => Number(k) >= oldest);
+      if (kept.length === 0) this.#kv.delete(key);
+      else if (kept.length < Object.keys(buckets).length) this.#kv.put(key, Object.fromEntries(kept));
+    }
   }
 
   /**
@@ -50,16 +127,7 @@ export class AnalyticsStore {
       for (const a of answered) for (const k of a.objectives) coverage[k] = addAnswered(coverage[k], a.module);
       this.#kv.put("coverage", coverage);
     }
-    if (interactions.length) {
-      let activity = this.activity();
-      for (const ev of interactions) {
-        if (!addActivity(activity, ev)) {
-          activity = summarizeActivity(allInteractions());
-          break;
-        }
-      }
-      this.#kv.put("activity", activity);
-    }
+    if (interactions.length && !this.#addActivity(interactions)) this.#writeActivity(summarizeActivity(allInteractions()));
   }
 
   /**
@@ -73,7 +141,7 @@ export class AnalyticsStore {
     const keys = objectives ? [...objectives] : Object.keys(state.objectives);
     const answered: Record<string, number[]> = {};
     for (const k of keys) if (coverage[k]) answered[k] = coverage[k];
-    const firstActivity = this.activity().firstEndMs;
+    const firstActivity = this.#activityHead().firstEndMs;
     return projectionMessages(
       state,
       {

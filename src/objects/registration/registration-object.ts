@@ -142,9 +142,8 @@ export class RegistrationObject extends DurableObject<Env> {
     if (request.metric === "active-time") {
       const { firstDay, lastDay, utcOffsetMinutes } = request;
       // Days older than the summary's retention are answered from the log (rare).
-      const summary = summaryCovers(this.#analytics.activity(), firstDay, utcOffsetMinutes)
-        ? this.#analytics.activity()
-        : summarizeActivity(this.#log.interactions());
+      const stored = this.#analytics.activity();
+      const summary = summaryCovers(stored, firstDay, utcOffsetMinutes) ? stored : summarizeActivity(this.#log.interactions());
       return activeTimeValues(summary, firstDay, lastDay, utcOffsetMinutes);
     }
     const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
