@@ -1,13 +1,13 @@
-import { env, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ActivityEvent, activityByDay, localDay, summarizeActivity } from "../../src/analytics";
 import { call, type Json } from "../support/api";
+import { storeActivityAsOneValue, storedActivity } from "../support/registration-object";
 import { freshAdminToken, type TutoringWorld, tutoringWorld } from "../support/tutoring";
 
 /**
- * The registration keeps its activity summary as one stored value per day (analytics-store.ts): the
- * active-time rows must equal the summary of the whole log, whatever order the events came in, and
- * an object that stored the summary in the earlier single value must answer the same.
+ * The registration keeps its activity summary as one stored value per day (analytics-store.ts): it
+ * must equal the summary of the whole log whatever order the events came in, and an object that
+ * stored the summary in the earlier single value must answer the same and keep counting.
  */
 
 const DAY = 86_400_000;
@@ -15,7 +15,7 @@ const now = Date.now();
 const today = localDay(now);
 const label = (day: number) => new Date(day * DAY).toISOString().slice(0, 10);
 
-/** Three answers a day, 4 minutes apart (one without a duration), on 12 days ending today. */
+/** Three answers a day, 4 minutes apart (one without a duration), on 12 days ending an hour ago at the latest. */
 const sent: { endMs: number; durationMs?: number }[] = [];
 for (let d = 11; d >= 0; d--) {
   const start = Math.min(now - 3_600_000, (today - d) * DAY + 9 * 3_600_000);
@@ -45,47 +45,36 @@ async function activeTime(firstDay: number, lastDay: number): Promise<[number, n
   return res.body.data[0].values.map((v: Json) => [v.active_time_ms, v.time_spent_ms]);
 }
 
-function expected(firstDay: number, lastDay: number): [number, number][] {
-  const log: ActivityEvent[] = sent.map((e) => ({ ...e, graded: true }));
-  return activityByDay(summarizeActivity(log), firstDay, lastDay).map((d) => [d.active_time_ms, d.time_spent_ms]);
+const wholeLog = () => summarizeActivity(sent.map((e): ActivityEvent => ({ ...e, graded: true })));
+const expected = (firstDay: number, lastDay: number) => activityByDay(wholeLog(), firstDay, lastDay).map((d) => [d.active_time_ms, d.time_spent_ms]);
+
+async function expectRowsOfWholeLog(): Promise<void> {
+  expect(await activeTime(today - 13, today - 7)).toEqual(expected(today - 13, today - 7));
+  expect(await activeTime(today - 6, today)).toEqual(expected(today - 6, today));
+  expect(await storedActivity(w.reg.id)).toEqual(wholeLog());
 }
 
 beforeAll(async () => {
   w = await tutoringWorld();
   const events = sent.map(event);
-  const late = events.splice(10, 1); // day 8 back, sent after the rest: older than the latest event
-  await post(events.slice(0, 20)); // days 11..5 back, one batch
-  await post(events.slice(20)); // days 5..0 back
+  const late = events.splice(10, 1); // 8 days back, sent after the rest: older than the latest event
+  await post(events.slice(0, 20)); // 11..5 days back, one batch
+  await post(events.slice(20)); // 5..0 days back
   await post(late);
 });
 
 describe("activity kept per day", () => {
-  it("active-time rows equal the summary of the whole log, an out-of-order event included", async () => {
-    expect(await activeTime(today - 13, today - 7)).toEqual(expected(today - 13, today - 7));
-    expect(await activeTime(today - 6, today)).toEqual(expected(today - 6, today));
+  it("equals the summary of the whole log, an out-of-order event included", async () => {
+    await expectRowsOfWholeLog();
     expect((await activeTime(today - 8, today - 8))[0]?.[0]).toBeGreaterThan(0);
   });
 
-  it("an object that stored the summary as one value (before the split) answers the same", async () => {
-    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(w.reg.id));
-    await runInDurableObject(stub, (_, state) => {
-      const kv = state.storage.kv;
-      const buckets: Record<string, unknown> = {};
-      for (const [key, day] of kv.list<Record<string, unknown>>({ prefix: "activity_day:" })) {
-        Object.assign(buckets, day);
-        kv.delete(key);
-      }
-      const head = kv.get<Record<string, unknown>>("activity_head");
-      expect(head).toBeDefined();
-      expect(Object.keys(buckets).length).toBeGreaterThanOrEqual(12);
-      kv.delete("activity_head");
-      kv.put("activity", { ...head, buckets });
-    });
-    expect(await activeTime(today - 13, today - 7)).toEqual(expected(today - 13, today - 7));
-    expect(await activeTime(today - 6, today)).toEqual(expected(today - 6, today));
-    await runInDurableObject(stub, (_, state) => {
-      expect(state.storage.kv.get("activity")).toBeUndefined();
-      expect([...state.storage.kv.list({ prefix: "activity_day:" })].length).toBe(12);
-    });
+  it("an object that stored the summary as one value answers the same, and keeps counting", async () => {
+    await storeActivityAsOneValue(w.reg.id);
+    await expectRowsOfWholeLog();
+    const next = { endMs: Date.now() - 60_000, durationMs: 30_000 };
+    sent.push(next);
+    await post([event(next, sent.length)]);
+    await expectRowsOfWholeLog();
   });
 });

@@ -1,6 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import type { ActivitySummary } from "../../src/analytics";
 import { openDb } from "../../src/db/client";
 import type { LearnerState } from "../../src/model";
+import { AnalyticsStore } from "../../src/objects/registration/analytics-store";
 import { EventLog } from "../../src/objects/registration/event-log";
 import { type ModelState, ModelStateStore, replayModelState } from "../../src/objects/registration/model-state-store";
 import { Outbox } from "../../src/objects/registration/outbox";
@@ -47,4 +49,18 @@ export const replayedModelState = (id: string): Promise<ModelState> =>
       if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
       return graph;
     });
+  });
+
+/** The activity summary the object keeps (assembled from its stored days). */
+export const storedActivity = (id: string): Promise<ActivitySummary> => inObject(id, (storage) => new AnalyticsStore(storage.kv).activity());
+
+/**
+ * Rewrites the stored activity summary as objects stored it before it was split per day: one value
+ * under `activity` (a deployed object may still hold that layout).
+ */
+export const storeActivityAsOneValue = (id: string): Promise<void> =>
+  inObject(id, (storage) => {
+    const summary = new AnalyticsStore(storage.kv).activity();
+    for (const [key] of storage.kv.list({ prefix: "activity_" })) storage.kv.delete(key);
+    storage.kv.put("activity", summary);
   });
