@@ -84,6 +84,13 @@ export function stepKind(world: World, learner: Learner, item: number): StepKind
   return learner.canLearn(o) ? "learn" : "premature";
 }
 
+/** The objective's next assessment item, in turn (`cursor` counts each objective's items given). */
+function nextItem(items: readonly number[], objective: number, cursor: Map<number, number>): number {
+  const c = cursor.get(objective) ?? 0;
+  cursor.set(objective, c + 1);
+  return items[c % items.length] as number;
+}
+
 /** A run before its first step. */
 function startRun(strategy: Run["strategy"], student: Student, learner: Learner): Run {
   return { strategy, student: student.index, blocked: learner.blocked, steps: 0, assessing: 0, masteredAt: null, masteredAssessing: null, end: "cap" };
@@ -203,14 +210,7 @@ export function runC(world: World, student: Student, cap: number): Run {
     }
     const obj = world.objectives[o]!;
     const useInstruction = obj.instruction !== undefined && learner.learnProbability(o, true) > learner.learnProbability(o, false);
-    let item: number;
-    if (useInstruction) item = obj.instruction as number;
-    else {
-      const c = cursor.get(o) ?? 0;
-      cursor.set(o, c + 1);
-      item = obj.items[c % obj.items.length] as number;
-    }
-    const correct = learner.work(item);
+    const correct = learner.work(useInstruction ? (obj.instruction as number) : nextItem(obj.items, o, cursor));
     run.steps += 1;
     if (correct !== undefined) run.assessing += 1;
   }
@@ -267,13 +267,7 @@ export function runD(world: World, student: Student, cap: number, confidence = 0
     const obj = world.objectives[o]!;
     const pl = learner.learnProbability(o, false);
     const useInstruction = obj.instruction !== undefined && (post[o] as number) < 0.5 && learner.learnProbability(o, true) > pl;
-    let item: number;
-    if (useInstruction) item = obj.instruction as number;
-    else {
-      const c = cursor.get(o) ?? 0;
-      cursor.set(o, c + 1);
-      item = obj.items[c % obj.items.length] as number;
-    }
+    const item = useInstruction ? (obj.instruction as number) : nextItem(obj.items, o, cursor);
     const correct = learner.work(item);
     run.steps += 1;
     let p = post[o] as number;
