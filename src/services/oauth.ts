@@ -150,7 +150,11 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
   const jti = crypto.randomUUID();
   const refresh = randomSecret();
   const refreshHash = await hashSecret(refresh);
-  await db.batch([
+  // One D1 batch (a transaction, one round trip): bookkeeping, the new pair, then the re-check. The
+  // re-check reads after the token rows are written, so a concurrent disable either sees this token's
+  // row (and revokes it) or this read sees the disable. Also read: the live tokens beyond the cap
+  // (none in the usual case).
+  const [, , , , reread, beyond] = await db.batch([
     // Bookkeeping stays small: drop the account's expired access tokens and spent or expired refresh tokens.
     db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now))),
     db.delete(refreshTokens).where(and(eq(refreshTokens.accountId, account.id), or(isNotNull(refreshTokens.usedAt), lte(refreshTokens.expiresAt, now)))),
@@ -163,10 +167,9 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
       usedAt: null,
       accessJti: jti,
     }),
+    db.select().from(accounts).where(eq(accounts.id, account.id)),
+    beyondCapQuery(db, account.id, now),
   ]);
-  // Re-check after recording the token: a concurrent disable either sees this token's row or we see it.
-  // One round trip: the account and the live tokens beyond the cap (none in the usual case).
-  const [reread, beyond] = await db.batch([db.select().from(accounts).where(eq(accounts.id, account.id)), beyondCapQuery(db, account.id, now)]);
   const current = reread[0];
   if (!current || current.disabledAt !== null) {
     // The pair is never handed out: remove its rows so nothing of it outlives the refusal.

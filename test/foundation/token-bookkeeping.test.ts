@@ -1,5 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAccessToken } from "../../src/auth/access-token";
 import { configFrom } from "../../src/config";
@@ -160,18 +160,24 @@ describe("issuance prunes the account's dead bookkeeping rows", () => {
 });
 
 describe("an account disabled while its token is being issued", () => {
-  it("refuses with invalid_scope and leaves no access or refresh token rows behind", async () => {
+  // The grant reads the account, then writes the token pair and re-reads the account in one D1 batch
+  // (a transaction). A disable lands either before that batch (the re-read sees it) or after it (the
+  // disable finds the new token's row and revokes it): never a usable token of a disabled account.
+
+  it("disabled after the account was read, before the token rows are written: invalid_scope, no rows left", async () => {
     const account = await createAccount(p);
     const real = db();
-    // A concurrent disable lands right after the token rows are written (between insert and re-check).
+    let raced = false;
     const racing = new Proxy(real, {
       get(target, key) {
         const value = Reflect.get(target, key);
         if (key !== "batch") return typeof value === "function" ? value.bind(target) : value;
         return async (queries: Parameters<typeof real.batch>[0]) => {
-          const result = await target.batch(queries);
-          await target.update(accounts).set({ disabledAt: Date.now() }).where(eq(accounts.id, account.id));
-          return result;
+          if (!raced) {
+            raced = true;
+            await target.update(accounts).set({ disabledAt: Date.now() }).where(eq(accounts.id, account.id));
+          }
+          return target.batch(queries);
         };
       },
     });
@@ -179,14 +185,20 @@ describe("an account disabled while its token is being issued", () => {
     const attempt = clientCredentialsGrant(env, racing, config, partner, account.external_user_id);
     await expect(attempt).rejects.toBeInstanceOf(OAuthError);
     await expect(attempt).rejects.toMatchObject({ error: "invalid_scope" });
+    expect(raced).toBe(true);
     expect(await liveRows(account.id)).toEqual([]);
     expect(await refreshRows(account.id)).toEqual([]);
-    expect(
-      await db()
-        .select()
-        .from(accounts)
-        .where(and(eq(accounts.id, account.id)))
-        .get(),
-    ).toMatchObject({ disabledAt: expect.any(Number) });
+    expect(await findAccount(real, account.id)).toMatchObject({ disabledAt: expect.any(Number) });
+  });
+
+  it("disabled right after the token rows are written: the disable revokes the token just issued", async () => {
+    const account = await createAccount(p);
+    const real = db();
+    const partner = (await real.query.partners.findFirst({ where: (t, { eq }) => eq(t.id, p.partner_id) }))!;
+    const issued = await clientCredentialsGrant(env, real, config, partner, account.external_user_id);
+    await disableAccount(env, real, (await findAccount(real, account.id))!);
+    expect((await call("GET", "/v0/accounts/current", { token: issued.access_token })).status).toBe(401);
+    const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: issued.refresh_token });
+    expect(refreshed.status).not.toBe(200);
   });
 });
