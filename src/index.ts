@@ -1,7 +1,7 @@
 import { createApp } from "./app";
 import { openDb } from "./db/client";
 import type { Env } from "./env";
-import { DEAD_LETTER_SUFFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
+import { DEAD_LETTER_SUFFIX, QUEUE_PREFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
 import { consumeModelUpdates } from "./queues/model-updates";
 import { consumeProjections } from "./queues/projections";
 import type { ModelUpdateMessage } from "./services/item-params";
@@ -19,8 +19,8 @@ export default {
     const db = openDb(env.DB);
     // Dead-letter queues first: their names start with their main queue's.
     if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) await recordDeadLetters(batch, db);
-    else if (batch.queue.startsWith("pathwise-projections")) await consumeProjections(batch, db);
-    else if (batch.queue.startsWith("pathwise-model-updates")) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
+    else if (batch.queue.startsWith(QUEUE_PREFIX.projections)) await consumeProjections(batch, db);
+    else if (batch.queue.startsWith(QUEUE_PREFIX.modelUpdates)) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
     else batch.retryAll();
   },
   async scheduled(_controller, env) {

@@ -177,5 +177,5 @@ export function activityByDay(summary: ActivitySummary, firstDay: number, lastDa
 export function summaryCovers(summary: ActivitySummary, day: number, utcOffsetMinutes = 0): boolean {
   if (summary.lastEndMs === 0) return true;
   const dayStartMs = day * DAY_MS - utcOffsetMinutes * 60_000;
-  return dayStartMs >= Math.floor((summary.lastEndMs - SUMMARY_RETENTION_DAYS * DAY_MS) / QUARTER_MS) * QUARTER_MS;
+  return dayStartMs >= oldestKeptBucket(summary.lastEndMs) * QUARTER_MS;
 }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { hasLiveRegistration } from "../services/registrations";
+import { requireInstanceWithGraph } from "../services/learning-instances";
+import { hasLiveRegistration, type RegistrationContext, registrationContext } from "../services/registrations";
 import type { AppEnv } from "./app-env";
 import { callerRules, type Role } from "./caller-rules";
 import { forbidden, notFound } from "./errors";
@@ -25,6 +26,21 @@ export async function authorize(c: Context<AppEnv>, subject?: Subject, roles?: r
   const allowed = roles ?? callerRules[c.get("routeKey")];
   if (await passes(c, allowed, subject)) return;
   throw forbidden();
+}
+
+/** Registration `id` with its graph, once the caller rule allows the caller on it (admin or owner, per route). */
+export async function authorizedRegistration(c: Context<AppEnv>, id: string): Promise<RegistrationContext> {
+  const context = await registrationContext(c.get("db"), id);
+  const r = context.registration;
+  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
+  return context;
+}
+
+/** Learning instance `id` with its graph, once the caller rule allows the caller on it. */
+export async function authorizedInstance(c: Context<AppEnv>, id: string): ReturnType<typeof requireInstanceWithGraph> {
+  const found = await requireInstanceWithGraph(c.get("db"), id);
+  await authorize(c, { kind: "Learning instance", partnerId: found.li.partnerId, learningInstanceId: found.li.id });
+  return found;
 }
 
 async function passes(c: Context<AppEnv>, roles: readonly Role[], subject?: Subject): Promise<boolean> {

@@ -25,7 +25,7 @@ export const notFound = (what = "Resource") => new ApiError(404, `${what} not fo
 export const unprocessable = (message: string, details?: ErrorDetail[]) => new ApiError(422, message, details);
 
 /** Seconds a client waits before retrying after a 503 (the dependencies recover in moments or not soon). */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 /**
  * 503 with Retry-After: a dependency of the request (a Durable Object, D1) failed or could not be
@@ -41,7 +41,7 @@ export function serviceUnavailable(message: string, cause?: unknown): ApiError {
  * Whether an error says the platform found a dependency temporarily unavailable: Durable Object and
  * storage errors carry `retryable` / `overloaded` flags (Cloudflare's documented error properties).
  */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   const flags = err as { retryable?: unknown; overloaded?: unknown } | null;
   return typeof flags === "object" && flags !== null && (flags.retryable === true || flags.overloaded === true);
 }

@@ -1,10 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { constantTimeEqual } from "../auth/secrets";
 import type { AppEnv } from "./app-env";
-import { ApiError, unauthorized } from "./errors";
-import { delayHeader, throttleByIp } from "./ip-limit";
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+import { onNotFound, unauthorized } from "./errors";
+import { BEARER, failedAuthentication } from "./protect";
 
 /**
  * Guards the operator diagnostics (docs/security.md "Operator diagnostics"): off (a plain 404, as
@@ -15,13 +13,9 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function operatorOnly() {
   return createMiddleware<AppEnv>(async (c, next) => {
     const expected = c.get("config").operatorToken;
-    if (!expected) throw new ApiError(404, `No route for ${c.req.method} ${c.req.path}.`);
+    if (!expected) return onNotFound(c);
     const presented = BEARER.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
-    if (!constantTimeEqual(presented, expected)) {
-      const decision = await throttleByIp(c);
-      const refused = unauthorized("The operator token is missing or wrong.");
-      throw new ApiError(401, refused.message, undefined, { ...refused.headers, ...delayHeader(decision) });
-    }
+    if (!constantTimeEqual(presented, expected)) throw await failedAuthentication(c, unauthorized("The operator token is missing or wrong."));
     await next();
   });
 }

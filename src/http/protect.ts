@@ -9,7 +9,7 @@ import { ApiError, serviceUnavailable, unauthorized } from "./errors";
 import { delayHeader, throttleByIp } from "./ip-limit";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+export const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * The one gate in front of every API endpoint: bearer token -> caller (signature check, no storage
@@ -63,7 +63,7 @@ async function admit(c: Context<AppEnv>, jti: string, expiresAtMs: number, check
 }
 
 /** The 401 of a failed authentication, after the IP-based limit had its say (delay, or 429 ip-limited). */
-async function failedAuthentication(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
+export async function failedAuthentication(c: Context<AppEnv>, error: ApiError): Promise<ApiError> {
   const decision = await throttleByIp(c);
   return new ApiError(error.status, error.message, error.details, { ...error.headers, ...delayHeader(decision) });
 }

@@ -23,7 +23,7 @@ export function securityHeaders() {
  * assets and its API), images from this origin or inline data: URLs (Swagger UI's icons), no
  * plugins, no framing, no form posts, no <base>. No 'unsafe-inline', no 'unsafe-eval'.
  */
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

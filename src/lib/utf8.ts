@@ -14,7 +14,7 @@ export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok
 }
 
 /** The offset of the first ill-formed sequence, or -1 when the bytes are well-formed UTF-8. */
-export function invalidUtf8Offset(bytes: Uint8Array): number {
+function invalidUtf8Offset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] as number;

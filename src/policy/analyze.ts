@@ -169,10 +169,9 @@ export class GoalAnalysis {
     return p;
   }
 
-  /** Known with the evidence the walk needs to build on it (met, or known at POLICY.knownP), and answered. */
+  /** Implied and answered (met implies answered: it needs POLICY.metStreak ≥ 1 answers). */
   established(k: number): boolean {
-    if (this.met(k)) return true;
-    return this.belief(k).n > 0 && this.known(k) >= POLICY.knownP;
+    return !this.unseen(k) && this.implied(k);
   }
 
   /**

@@ -33,7 +33,7 @@ export interface KnowledgeEvidence {
   kn: number;
 }
 
-export function logAdd(a: number, b: number): number {
+function logAdd(a: number, b: number): number {
   if (a < b) [a, b] = [b, a];
   if (b <= LOG_ZERO / 2) return a;
   return a + Math.log1p(Math.exp(b - a));

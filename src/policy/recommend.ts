@@ -92,12 +92,10 @@ function pickFor(a: GoalAnalysis, work: TargetWork, stuck: boolean): Pick | unde
   const k = last.objective;
   const b = a.belief(k);
   const t = a.track(k);
-  const _recent = new Set(a.tutor.recent.slice(0, POLICY.recentItems));
   const justAnswered = a.tutor.recent[0];
   const prereqsReady = (g.prereqs[k] ?? []).every((p) => a.implied(p));
-  const instr = (g.instruct[k] ?? []).filter((m) => m !== justAnswered);
   // Instruction may be repeated (alternating with assessment) as long as it is not the item just done.
-  const freshInstr = instr;
+  const instr = (g.instruct[k] ?? []).filter((m) => m !== justAnswered);
   const assessing = rankAssessments(a, k, "focused_practice");
 
   // Instruction where the belief says it helps: a new objective of an introduce goal, or a shown gap
@@ -105,24 +103,23 @@ function pickFor(a: GoalAnalysis, work: TargetWork, stuck: boolean): Pick | unde
   const spaced = !t || t.uAt < 0 || t.n - t.uAt >= POLICY.instructionSpacing;
   const isNew = b.n === 0 && (t?.u ?? 0) === 0;
   let instructIntent: Intent | undefined;
-  if (freshInstr.length && prereqsReady) {
+  if (instr.length && prereqsReady) {
     if (g.behavior === "introduce" && isNew) instructIntent = "introduction";
     else if (spaced && (a.failing(k) || stuck)) instructIntent = "instruction_intervention";
   }
   if (!assessing.length && instr.length) instructIntent ??= g.behavior === "introduce" && isNew ? "introduction" : "instruction_intervention";
   if (instructIntent) {
-    const pool = freshInstr.length ? freshInstr : instr;
-    const m = pool[(t?.u ?? 0) % pool.length] as string;
+    const m = instr[(t?.u ?? 0) % instr.length] as string;
     return { module: m, intent: allowed(a, instructIntent) };
   }
   if (!assessing.length) return undefined;
-  const intent = assessmentIntent(a, work, last);
+  const intent = assessmentIntent(a, last);
   const ranked = rankAssessments(a, k, intent);
   return { module: ranked[0] as string, intent };
 }
 
 /** Intent of an assessing item on the current objective (documented rules per adaptive_behavior). */
-function assessmentIntent(a: GoalAnalysis, _work: TargetWork, last: PathStep): Intent {
+function assessmentIntent(a: GoalAnalysis, last: PathStep): Intent {
   const k = last.objective;
   const b = a.belief(k);
   const t = a.track(k);

@@ -122,7 +122,7 @@ export function learnRate(tutor: TutorState): number {
  * (Beck & Gong's 10) for a learner of typical pace, more for a learner who needs more attempts to
  * learn (stuckPaceFactor × pace).
  */
-export function stuckThreshold(tutor: TutorState): number {
+function stuckThreshold(tutor: TutorState): number {
   return Math.max(POLICY.stuckOpportunities, Math.ceil(POLICY.stuckPaceFactor * learnerPace(tutor)));
 }
 

@@ -6,6 +6,9 @@ import type { Env } from "../env";
 /** The queue a dead-letter queue collects for: `<queue>-dlq` -> `<queue>`. */
 export const DEAD_LETTER_SUFFIX = "-dlq";
 
+/** The names of the service's queues start with these (wrangler.toml; an environment may suffix them). */
+export const QUEUE_PREFIX = { projections: "pathwise-projections", modelUpdates: "pathwise-model-updates" } as const;
+
 /**
  * Consumer of the dead-letter queues: a message that exhausted its retries is recorded in D1
  * (`dead_letters`, with the queue it was meant for) and logged, so it is noticed and can be replayed
@@ -28,8 +31,8 @@ export async function recordDeadLetters(batch: MessageBatch<unknown>, db: Db, no
 
 /** The producer binding of each queue whose dead letters may be replayed. */
 function producerOf(env: Env, queue: string): Queue<unknown> | undefined {
-  if (queue.startsWith("pathwise-projections")) return env.PROJECTIONS as Queue<unknown>;
-  if (queue.startsWith("pathwise-model-updates")) return env.MODEL_UPDATES as Queue<unknown>;
+  if (queue.startsWith(QUEUE_PREFIX.projections)) return env.PROJECTIONS as Queue<unknown>;
+  if (queue.startsWith(QUEUE_PREFIX.modelUpdates)) return env.MODEL_UPDATES as Queue<unknown>;
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
@@ -9,7 +9,7 @@ import { jsonBody, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
 import { identifierText } from "../schemas/text";
 import { checkTimes, ingestEvents } from "../services/events";
-import { type RegistrationContext, registrationContext } from "../services/registrations";
+import type { RegistrationContext } from "../services/registrations";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({
@@ -38,14 +38,6 @@ const ungradedRoute = eventRoute("/v0/registrations/{id}/ungraded-events", "Work
 const followedRoute = eventRoute("/v0/registrations/{id}/recommendation-followed-events", "The learner followed a recommendation", RecommendationFollowedEvent);
 const focusRoute = eventRoute("/v0/registrations/{id}/focus-events", "Focus a goal (deprecated: recommendations focus automatically)", FocusEvent);
 const batchRoute = eventRoute("/v0/registrations/{id}/batch-events", "Up to 500 events, most recent first, all or nothing", BatchEvents);
-
-/** Caller rule (admin or owner of the registration) and the registration's graph. */
-async function authorized(c: Context<AppEnv>, registrationId: string): Promise<RegistrationContext> {
-  const context = await registrationContext(c.get("db"), registrationId);
-  const r = context.registration;
-  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
-  return context;
-}
 
 /** Checks the events' times and hands them to the registration's Durable Object (204 once stored). */
 async function submit(
@@ -98,31 +90,31 @@ function followedEvent(e: z.infer<typeof RecommendationFollowedEvent>, path: str
 
 export const eventsRouter = createRouter()
   .openapi(gradedRoute, async (c) => {
-    const context = await authorized(c, c.req.valid("param").id);
+    const context = await authorizedRegistration(c, c.req.valid("param").id);
     const body = c.req.valid("json");
     await submit(c, context, [workEvent("graded", body, "body.module_id")]);
     return c.body(null, 204);
   })
   .openapi(ungradedRoute, async (c) => {
-    const context = await authorized(c, c.req.valid("param").id);
+    const context = await authorizedRegistration(c, c.req.valid("param").id);
     const body = c.req.valid("json");
     await submit(c, context, [workEvent("ungraded", body, "body.module_id")]);
     return c.body(null, 204);
   })
   .openapi(followedRoute, async (c) => {
-    const context = await authorized(c, c.req.valid("param").id);
+    const context = await authorizedRegistration(c, c.req.valid("param").id);
     const body = c.req.valid("json");
     await submit(c, context, [followedEvent(body, "body.module_id")]);
     return c.body(null, 204);
   })
   .openapi(focusRoute, async (c) => {
-    const context = await authorized(c, c.req.valid("param").id);
+    const context = await authorizedRegistration(c, c.req.valid("param").id);
     const body = c.req.valid("json");
     await submit(c, context, [], { focusGoalId: body.goal_id });
     return c.body(null, 204);
   })
   .openapi(batchRoute, async (c) => {
-    const context = await authorized(c, c.req.valid("param").id);
+    const context = await authorizedRegistration(c, c.req.valid("param").id);
     const body = c.req.valid("json");
     const events = body.events.map((e, i) =>
       e.type === "recommendation-followed"

@@ -1,17 +1,13 @@
-import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { authorizedInstance, authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
-import { json, jsonBody, uuidParams } from "../schemas/common";
+import { json, jsonBody, unknownGoalRefused, uuidParams } from "../schemas/common";
 import { METRIC_BODIES, METRIC_VALUES, type MetricName, metricTable, WatchBody, WatchResponse } from "../schemas/metrics";
+import { nextPage } from "../services/goal-specs";
 import { learnersToWatch } from "../services/learners-to-watch";
-import { requireInstanceWithGraph } from "../services/learning-instances";
 import { instanceMetrics, type MetricsBody, registrationMetrics } from "../services/metrics";
-import { registrationContext } from "../services/registrations";
-
-const refused = json(z.any(), "A goal id names no scoped goal of the learning instance (details name it)");
 
 const SUMMARIES: Record<MetricName, string> = {
   proficiency: "Proficiency per objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on",
@@ -27,7 +23,7 @@ function instanceRoute<M extends MetricName>(metric: M) {
     tags: ["Analytics"],
     summary: `${SUMMARIES[metric]}: a page of the instance's learners`,
     request: { params: uuidParams("id"), body: jsonBody(METRIC_BODIES[metric].instance) },
-    responses: { 200: json(metricTable(METRIC_VALUES[metric], true), "One row per learner registration, at most 30 a page"), 422: refused },
+    responses: { 200: json(metricTable(METRIC_VALUES[metric], true), "One row per learner registration, at most 30 a page"), 422: unknownGoalRefused },
   });
 }
 
@@ -38,7 +34,7 @@ function registrationRoute<M extends MetricName>(metric: M) {
     tags: ["Analytics"],
     summary: `${SUMMARIES[metric]}: one registration`,
     request: { params: uuidParams("id"), body: jsonBody(METRIC_BODIES[metric].registration) },
-    responses: { 200: json(metricTable(METRIC_VALUES[metric], false), "One row"), 422: refused },
+    responses: { 200: json(metricTable(METRIC_VALUES[metric], false), "One row"), 422: unknownGoalRefused },
   });
 }
 
@@ -48,24 +44,20 @@ const groupsRoute = apiRoute({
   tags: ["Analytics"],
   summary: "Learners to watch: stuck, struggling, inactive, not started, behind schedule, per goal, with a reason",
   request: { params: uuidParams("id"), body: jsonBody(WatchBody) },
-  responses: { 200: json(WatchResponse, "The non-empty groups, per goal in request order"), 422: refused },
+  responses: { 200: json(WatchResponse, "The non-empty groups, per goal in request order"), 422: unknownGoalRefused },
 });
 
 type Paged = MetricsBody & { registration_offset: number; registrations_per_page: number };
 
 const instanceHandler = (metric: MetricName) => async (c: Context<AppEnv>, id: string, query: Paged) => {
-  const { li, graph } = await requireInstanceWithGraph(c.get("db"), id);
-  await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
+  const { li, graph } = await authorizedInstance(c, id);
   const t = await instanceMetrics(c.env, c.get("db"), li.id, graph, metric, query, query.registration_offset, query.registrations_per_page);
-  const next = t.more ? { next: { registration_offset: query.registration_offset + t.rows.length, registrations_per_page: query.registrations_per_page } } : {};
-  return { query, column_headers: t.headers, data: t.rows, ...next };
+  return { query, column_headers: t.headers, data: t.rows, ...nextPage(query, t.rows.length, t.more) };
 };
 
 const registrationHandler = (metric: MetricName) => async (c: Context<AppEnv>, id: string, query: MetricsBody) => {
-  const context = await registrationContext(c.get("db"), id);
-  const r = context.registration;
-  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
-  const t = await registrationMetrics(c.env, c.get("db"), r, { uuid: context.graphUuid, version: context.graphVersion }, metric, query);
+  const context = await authorizedRegistration(c, id);
+  const t = await registrationMetrics(c.env, c.get("db"), context.registration, { uuid: context.graphUuid, version: context.graphVersion }, metric, query);
   return { query, column_headers: t.headers, data: t.rows };
 };
 
@@ -90,7 +82,6 @@ export const metricsRouter = createRouter()
     c.json(await registrationHandler("active-time")(c, c.req.valid("param").id, c.req.valid("json")), 200),
   )
   .openapi(groupsRoute, async (c) => {
-    const { li, graph } = await requireInstanceWithGraph(c.get("db"), c.req.valid("param").id);
-    await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
+    const { li, graph } = await authorizedInstance(c, c.req.valid("param").id);
     return c.json(await learnersToWatch(c.env, c.get("db"), li.id, graph, c.req.valid("json").goal_ids), 200);
   });

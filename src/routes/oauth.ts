@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { ipLimit } from "../http/ip-limit";
 import { createRouter } from "../http/router";
-import { parseStrictForm } from "../lib/form";
+import { type FormResult, parseStrictForm } from "../lib/form";
 import { decodeUtf8 } from "../lib/utf8";
 import { ErrorSchema, json } from "../schemas/common";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
@@ -33,8 +33,18 @@ const tokenRoute = createRoute({
 function oauthError(c: Context<AppEnv>, error: OAuthError): Response {
   const errorId = crypto.randomUUID();
   if (error.error === "invalid_client") c.header("WWW-Authenticate", 'Basic realm="pathwise"');
-  c.header("Cache-Control", "no-store");
   return c.json({ error: error.error, error_description: error.description, code: error.status, message: error.description, error_id: errorId }, error.status);
+}
+
+/** The token request's form: application/x-www-form-urlencoded, UTF-8, each parameter once. */
+async function tokenForm(c: Context<AppEnv>): Promise<FormResult> {
+  const contentType = c.req.header("Content-Type") ?? "";
+  if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    return { ok: false, message: "Send the body as application/x-www-form-urlencoded." };
+  }
+  const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+  if (!decoded.ok) return { ok: false, message: `The form body is not valid UTF-8 (byte ${decoded.offset}).` };
+  return parseStrictForm(decoded.text);
 }
 
 /**
@@ -51,34 +61,23 @@ oauthRouter.post(
     try {
       // The form is read before the client is authenticated, so a client-credentials grant reads
       // the client and the account it names in one query; an invalid client is still reported first.
-      const contentType = c.req.header("Content-Type") ?? "";
-      let form: Map<string, string> | undefined;
-      let formError: OAuthError | undefined;
-      if (!contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-        formError = new OAuthError("invalid_request", "Send the body as application/x-www-form-urlencoded.");
-      } else {
-        const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
-        const parsed = decoded.ok ? parseStrictForm(decoded.text) : undefined;
-        if (!decoded.ok) formError = new OAuthError("invalid_request", `The form body is not valid UTF-8 (byte ${decoded.offset}).`);
-        else if (parsed && !parsed.ok) formError = new OAuthError("invalid_request", parsed.message);
-        else form = parsed?.params;
-      }
-      const grantType = form?.get("grant_type");
-      const scope = grantType === "client_credentials" ? (form?.get("scope") ?? undefined) : undefined;
+      const form = await tokenForm(c);
+      const params = form.ok ? form.params : new Map<string, string>();
+      const grantType = params.get("grant_type");
+      const scope = grantType === "client_credentials" ? params.get("scope") : undefined;
       const { partner, account } = await authenticateClient(c.get("db"), c.req.header("Authorization"), scope);
-      if (formError || !form) throw formError;
+      if (!form.ok) throw new OAuthError("invalid_request", form.message);
       let tokens: TokenResponse;
       if (grantType === "client_credentials") {
-        tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, scope, { account });
+        tokens = await clientCredentialsGrant(c.env, c.get("db"), c.get("config"), partner, scope, account);
       } else if (grantType === "refresh_token") {
-        tokens = await refreshTokenGrant(c.env, c.get("db"), c.get("config"), partner, form.get("refresh_token") ?? undefined);
+        tokens = await refreshTokenGrant(c.env, c.get("db"), c.get("config"), partner, params.get("refresh_token"));
       } else if (!grantType) {
         throw new OAuthError("invalid_request", "grant_type is required.");
       } else {
         throw new OAuthError("unsupported_grant_type", "grant_type must be client_credentials or refresh_token.");
       }
-      c.header("Cache-Control", "no-store");
-      c.header("Pragma", "no-cache");
+      c.header("Pragma", "no-cache"); // Cache-Control: no-store is set on every /v0 response (security-headers.ts)
       return c.json(tokens, 200);
     } catch (error) {
       if (error instanceof OAuthError) return oauthError(c, error);

@@ -1,10 +1,9 @@
-import { authorize } from "../http/authorize";
+import { authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, uuidParams } from "../schemas/common";
 import { RecommendationQuery, RecommendationSchema } from "../schemas/recommendations";
 import { recommendationFor } from "../services/recommendations";
-import { registrationContext } from "../services/registrations";
 
 const recommendationRoute = apiRoute({
   method: "get",
@@ -16,9 +15,7 @@ const recommendationRoute = apiRoute({
 });
 
 export const recommendationsRouter = createRouter().openapi(recommendationRoute, async (c) => {
-  const context = await registrationContext(c.get("db"), c.req.valid("param").id);
-  const r = context.registration;
-  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
+  const context = await authorizedRegistration(c, c.req.valid("param").id);
   const { goal_id, continued_recommendations, justifications } = c.req.valid("query");
   const view = await recommendationFor(c.env, c.get("db"), context, goal_id, { continuedRecommendations: continued_recommendations, justifications });
   return c.json(view, 200);

@@ -42,6 +42,16 @@ export const errorResponses = {
 /** A UUID, lower-cased: ids are stored as generated (lower case) and clients may send either case. */
 export const uuid = z.string().uuid({ message: "must be a UUID" }).toLowerCase();
 
+/** The scoped-goal ids of an analytics request: 1 to `max` UUIDs. */
+export const goalIdList = (max: number) =>
+  z
+    .array(uuid)
+    .min(1)
+    .max(max, { message: `at most ${max} goal ids per request` });
+
+/** A goal id for request examples in the API reference (/docs). */
+export const GOAL_ID_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
+
 /** Path parameters that must be UUIDs (anything else is a 400). */
 export function uuidParams<K extends string>(name: K) {
   const field = uuid.openapi({ param: { name, in: "path" }, example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" });
@@ -77,3 +87,6 @@ export const pageQuery = z.object({
     .default(LIST_LIMIT_DEFAULT)
     .openapi({ param: { name: "limit", in: "query" } }),
 });
+
+/** The 422 of the analytics requests that name goals. */
+export const unknownGoalRefused = json(z.any(), "A goal id names no scoped goal of the learning instance (details name it)");

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { uuid } from "./common";
+import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList, uuid } from "./common";
 import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
 import { ObjectiveId } from "./text";
 
@@ -7,10 +7,7 @@ import { ObjectiveId } from "./text";
 export const METRICS = ["proficiency", "expected-score", "readiness-forecast", "active-time"] as const;
 export type MetricName = (typeof METRICS)[number];
 
-const GoalIds = z
-  .array(uuid)
-  .min(1)
-  .max(METRICS_GOALS_MAX, { message: `at most ${METRICS_GOALS_MAX} goal ids per request` });
+const GoalIds = goalIdList(METRICS_GOALS_MAX);
 const ObjectiveIds = z
   .array(ObjectiveId)
   .min(1)
@@ -58,7 +55,6 @@ const needsColumns = <T extends z.ZodType<{ goal_ids?: unknown; learning_objecti
   });
 
 /** Request examples for the API reference (/docs). */
-const GOAL_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
 const page = { registration_offset: 0, registrations_per_page: METRICS_PAGE_MAX };
 const EXAMPLES = {
   proficiency: { goal_ids: [GOAL_EXAMPLE], learning_objective_ids: ["lref-one-step-eq", "lref-two-step-eq"] },
@@ -95,7 +91,7 @@ export const METRIC_BODIES = {
   },
 } as const;
 
-export const ProficiencyValueSchema = z
+const ProficiencyValueSchema = z
   .object({
     proficiency: z.number().min(0).max(1).openapi({ description: "Expected share of right answers on the objective's items" }),
     lower: z.number().min(0).max(1),
@@ -103,7 +99,7 @@ export const ProficiencyValueSchema = z
     evidence: z.number().int().openapi({ description: "Graded answers the value rests on" }),
   })
   .openapi("ProficiencyValue");
-export const ExpectedScoreValueSchema = z
+const ExpectedScoreValueSchema = z
   .object({
     expected_score: z.number().min(0).max(1),
     lower: z.number().min(0).max(1),
@@ -111,7 +107,7 @@ export const ExpectedScoreValueSchema = z
     status: z.enum(["estimated", "insufficient_data"]),
   })
   .openapi("ExpectedScoreValue");
-export const ReadinessValueSchema = z
+const ReadinessValueSchema = z
   .object({
     probability_ready_by_end: z
       .number()
@@ -122,7 +118,7 @@ export const ReadinessValueSchema = z
     projected_completion: z.string().nullable(),
   })
   .openapi("ReadinessForecastValue");
-export const ActiveTimeValueSchema = z.object({ active_time_ms: z.number().int(), time_spent_ms: z.number().int() }).openapi("ActiveTimeValue");
+const ActiveTimeValueSchema = z.object({ active_time_ms: z.number().int(), time_spent_ms: z.number().int() }).openapi("ActiveTimeValue");
 
 export const METRIC_VALUES = {
   proficiency: ProficiencyValueSchema,
@@ -142,7 +138,7 @@ export const metricTable = <V extends z.ZodTypeAny>(value: V, paged: boolean) =>
 export const WatchBody = z
   .object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) })
   .openapi("LearnersToWatchRequest", { example: { goal_ids: [GOAL_EXAMPLE] } });
-export const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
+const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
 export const WatchResponse = z
   .object({
     groups: z.array(

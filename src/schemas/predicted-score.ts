@@ -74,7 +74,7 @@ export const PredictedScoreBody = z
 const ScoresAtConfidence = z.array(z.object({ confidence_level: z.number().int(), predicted_score: z.number().min(0).max(1) }));
 const GroupScore = z.object({ group_id: z.string(), scores: ScoresAtConfidence, group_learning_objective_coverage: z.number().min(0).max(1) });
 
-export const AccountScoresSchema = z.object({
+const AccountScoresSchema = z.object({
   group_scores: z.array(GroupScore),
   grouped_scores: z.array(GroupScore).openapi({ description: "Deprecated alias of group_scores (identical)." }),
   learning_objective_scores: z

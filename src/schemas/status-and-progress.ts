@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { uuid } from "./common";
+import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList } from "./common";
 import { STATUS_PAGE_MAX, STATUS_REQUEST_GOALS_MAX } from "./limits";
 
 export const GOAL_STATUSES = ["complete", "complete_max_work", "in_progress", "struggling", "no_work"] as const;
@@ -30,13 +30,7 @@ export const StatusAndProgressSchema = z
   })
   .openapi("StatusAndProgress");
 
-const GoalIds = z
-  .array(uuid)
-  .min(1)
-  .max(STATUS_REQUEST_GOALS_MAX, { message: `at most ${STATUS_REQUEST_GOALS_MAX} goal ids per request` })
-  .openapi({ description: "Scoped goals of the learning instance." });
-
-const GOAL_EXAMPLE = "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20";
+const GoalIds = goalIdList(STATUS_REQUEST_GOALS_MAX).openapi({ description: "Scoped goals of the learning instance." });
 
 export const RegistrationStatusBody = z
   .object({ goal_ids: GoalIds })

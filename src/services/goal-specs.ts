@@ -3,12 +3,19 @@ import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, registrations } from "../db/schema";
 import { unprocessable } from "../http/errors";
-import type { GoalSpec } from "../objects/registration/rpc";
+import type { GoalSpec, GraphRef, MetricGoal } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
+import { goalDeadline } from "./goals";
 
 /** A goal as its registrations' Durable Objects need it, at the graph version the caller read. */
 export function goalSpecOf(goal: GoalRow, graphUuid: string, graphVersion: number): GoalSpec {
   return { id: goal.id, version: goal.updatedAt, body: goal.body, graphUuid, graphVersion };
+}
+
+/** A goal as a metrics request carries it: its spec, when it was assigned to the learner (null: not assigned) and the deadline that gives. */
+export function metricGoalOf(goal: GoalRow, graph: GraphRef, assignedAt: number | null): MetricGoal {
+  const deadline = assignedAt === null ? undefined : goalDeadline(goal.body, assignedAt);
+  return { spec: goalSpecOf(goal, graph.uuid, graph.version), assignedAt, deadlineMs: deadline ? deadline.getTime() : null };
 }
 
 /**
@@ -54,6 +61,11 @@ export async function assignmentsOf(db: Db, registrationIds: string[], goalIds: 
     goals.set(r.goalId, r.assignedAt);
   }
   return out;
+}
+
+/** The `next` member of a paged instance table: the page after this one, when there is one. */
+export function nextPage(query: { registration_offset: number; registrations_per_page: number }, rows: number, more: boolean) {
+  return more ? { next: { registration_offset: query.registration_offset + rows, registrations_per_page: query.registrations_per_page } } : {};
 }
 
 /**

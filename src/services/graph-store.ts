@@ -47,13 +47,13 @@ export function splitParts(text: string, size = BLOB_PART_CHARS): string[] {
 }
 
 /** The partner's graph named by its uuid or gref- label, if any (another partner's graph is never found). */
+/** The condition selecting a partner's graph by its uuid or its label. */
+export function graphMatch(partnerId: string, uuidOrLabel: string) {
+  return and(eq(graphs.partnerId, partnerId), UUID.test(uuidOrLabel) ? eq(graphs.id, uuidOrLabel.toLowerCase()) : eq(graphs.label, uuidOrLabel));
+}
+
 export async function findGraph(db: Db, partnerId: string, uuidOrLabel: string): Promise<GraphRow | undefined> {
-  const byId = UUID.test(uuidOrLabel);
-  return db
-    .select()
-    .from(graphs)
-    .where(and(eq(graphs.partnerId, partnerId), byId ? eq(graphs.id, uuidOrLabel.toLowerCase()) : eq(graphs.label, uuidOrLabel)))
-    .get();
+  return db.select().from(graphs).where(graphMatch(partnerId, uuidOrLabel)).get();
 }
 
 export async function resolveGraphRef(db: Db, partnerId: string, uuidOrLabel: string): Promise<GraphRef | undefined> {

@@ -1,7 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
+import { objectivePools } from "../analytics";
 import type { Db } from "../db/client";
 import { appliedModelUpdates, itemParams } from "../db/schema";
+import type { GraphIndex } from "../graphs/runtime-graph";
 import { type ItemEntry, type ModelParams, refineItem } from "../model";
+import { SERVICE_PARAMS } from "../model/service-params";
 
 /** One graded answer, as the RegistrationObject reports it for online item refinement. */
 export interface ItemObservation {
@@ -37,6 +40,21 @@ export function loadItemParams(db: Db, graphUuid: string, nowMs = Date.now()): P
   cache.set(graphUuid, { at: nowMs, items });
   items.catch(() => cache.delete(graphUuid));
   return items;
+}
+
+/**
+ * The objectives' item pools of a graph version under a set of item parameters, kept as long as that
+ * parameter set is the cached one (loadItemParams: at most ITEM_PARAMS_TTL_MS old), so consecutive
+ * requests do not rebuild the same pools. No staleness beyond the item parameters' own.
+ */
+const poolCache = new WeakMap<Readonly<Record<string, ItemEntry>>, { index: GraphIndex; pools: ReturnType<typeof objectivePools> }>();
+
+export function itemPoolsFor(index: GraphIndex, items: Readonly<Record<string, ItemEntry>>): ReturnType<typeof objectivePools> {
+  const hit = poolCache.get(items);
+  if (hit?.index === index) return hit.pools;
+  const pools = objectivePools(index, items, SERVICE_PARAMS.globalDifficulty);
+  poolCache.set(items, { index, pools });
+  return pools;
 }
 
 export function clearItemParamsCache(): void {

@@ -2,8 +2,7 @@ import { GROUP_REASONS, groupWatchFlags, type WatchFlag } from "../analytics";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import type { GraphRef, MetricGoal } from "../objects/registration/rpc";
-import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
-import { goalDeadline } from "./goals";
+import { assignmentsOf, learnerPage, metricGoalOf, requestedGoals } from "./goal-specs";
 
 /** Registrations whose objects are asked at once (the class is read in chunks of this many). */
 const FAN_OUT = 50;
@@ -27,9 +26,7 @@ export async function learnersToWatch(env: Env, db: Db, liId: string, graph: Gra
       chunk.map(async (registrationId) => {
         const mine: MetricGoal[] = goals.flatMap((g) => {
           const assignedAt = assigned.get(registrationId)?.get(g.id);
-          if (assignedAt === undefined) return [];
-          const deadline = goalDeadline(g.body, assignedAt);
-          return [{ spec: goalSpecOf(g, graph.uuid, graph.version), assignedAt, deadlineMs: deadline ? deadline.getTime() : null }];
+          return assignedAt === undefined ? [] : [metricGoalOf(g, graph, assignedAt)];
         });
         const watched = mine.length ? await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId)).watch(registrationId, mine, nowMs) : [];
         return { registrationId, mine, watched };

@@ -5,8 +5,7 @@ import type { Env } from "../env";
 import { badRequest } from "../http/errors";
 import type { GraphRef, MetricGoal, MetricsRequest, MetricValue } from "../objects/registration/rpc";
 import type { MetricName } from "../schemas/metrics";
-import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
-import { goalDeadline } from "./goals";
+import { assignmentsOf, learnerPage, metricGoalOf, requestedGoals } from "./goal-specs";
 
 /** A metrics request body after validation (the fields of every metric; each metric uses its own). */
 export interface MetricsBody {
@@ -38,6 +37,7 @@ function dayOf(value: string, utcOffsetMinutes: number): number {
 }
 
 async function columnsOf(db: Db, liId: string, graph: GraphRef, metric: MetricName, body: MetricsBody, nowMs: number): Promise<Columns> {
+  const goals = body.goal_ids ? await requestedGoals(db, liId, body.goal_ids) : [];
   if (metric === "active-time") {
     const offset = body.utc_offset_minutes ?? 0;
     const firstDay = dayOf(body.start_date as string, offset);
@@ -48,19 +48,12 @@ async function columnsOf(db: Db, liId: string, graph: GraphRef, metric: MetricNa
         { path: "body.end_date", message: `more than ${MAX_ACTIVE_TIME_DAYS} days after start_date` },
       ]);
     }
-    const goals = body.goal_ids ? await requestedGoals(db, liId, body.goal_ids) : [];
     const headers: string[] = [];
     for (let d = firstDay; d <= lastDay; d++) headers.push(dayLabel(d));
     return { headers, goals, requestFor: () => ({ metric, firstDay, lastDay, utcOffsetMinutes: offset }) };
   }
-  const goals = body.goal_ids ? await requestedGoals(db, liId, body.goal_ids) : [];
   const objectiveIds = metric === "proficiency" ? [...new Set(body.learning_objective_ids ?? [])] : [];
-  const metricGoals = (assigned: Map<string, number> | undefined): MetricGoal[] =>
-    goals.map((g) => {
-      const assignedAt = assigned?.get(g.id) ?? null;
-      const deadline = assignedAt === null ? undefined : goalDeadline(g.body, assignedAt);
-      return { spec: goalSpecOf(g, graph.uuid, graph.version), assignedAt, deadlineMs: deadline ? deadline.getTime() : null };
-    });
+  const metricGoals = (assigned: Map<string, number> | undefined): MetricGoal[] => goals.map((g) => metricGoalOf(g, graph, assigned?.get(g.id) ?? null));
   return {
     headers: [...goals.map((g) => g.id), ...objectiveIds],
     goals,

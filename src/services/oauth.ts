@@ -7,7 +7,7 @@ import { type AccountRow, accessTokens, accounts, type PartnerRow, partners, ref
 import type { Env } from "../env";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
 import type { TokenResponse } from "../schemas/oauth";
-import { findAccount, findAccountByExternalId, type IssuedToken, REVOKE_CONCURRENCY, revokeAccessTokens } from "./accounts";
+import { type IssuedToken, REVOKE_CONCURRENCY, revokeAccessTokens } from "./accounts";
 
 /** RFC 6749 section 5.2 error codes used by the token endpoint. */
 export type OAuthErrorCode = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type" | "invalid_scope";
@@ -65,8 +65,8 @@ export async function authenticateClient(
 }
 
 /**
- * Client-credentials grant for the account named by `scope`. `found` is that account when the caller
- * already read it with the client (`authenticateClient` with the scope; undefined: read it here).
+ * Client-credentials grant for the account named by `scope`, as `authenticateClient` read it with
+ * the client (undefined: no such account).
  */
 export async function clientCredentialsGrant(
   env: Env,
@@ -74,15 +74,16 @@ export async function clientCredentialsGrant(
   config: Config,
   partner: PartnerRow,
   scope: string | undefined,
-  found?: { account: AccountRow | undefined },
+  account: AccountRow | undefined,
 ): Promise<TokenResponse> {
   if (!scope) throw new OAuthError("invalid_request", "scope is required: the external_user_id of the account the token acts for.");
-  const account = found ? found.account : await findAccountByExternalId(db, partner.id, scope);
   if (!account || account.disabledAt !== null) {
     throw new OAuthError("invalid_scope", "The scope names no active account of this partner.");
   }
   return issueTokens(env, db, config, partner, account);
 }
+
+const invalidGrant = () => new OAuthError("invalid_grant", "The refresh token is unknown, expired, already used, or its account is disabled.");
 
 /**
  * Spends the refresh token (at most once, atomically), retires the access token issued with it
@@ -98,18 +99,18 @@ export async function refreshTokenGrant(env: Env, db: Db, config: Config, partne
     .where(and(eq(refreshTokens.tokenHash, tokenHash), eq(refreshTokens.partnerId, partner.id), isNull(refreshTokens.usedAt), gt(refreshTokens.expiresAt, now)))
     .returning({ accountId: refreshTokens.accountId, accessJti: refreshTokens.accessJti });
   const row = spent[0];
-  const account = row ? await findAccount(db, row.accountId) : undefined;
-  if (!row || !account || account.disabledAt !== null) {
-    throw new OAuthError("invalid_grant", "The refresh token is unknown, expired, already used, or its account is disabled.");
-  }
-  if (row.accessJti) {
-    const previous = await db
+  if (!row) throw invalidGrant();
+  // One round trip: the account, and the access token issued with the spent refresh token (if still live).
+  const [found, previous] = await db.batch([
+    db.select().from(accounts).where(eq(accounts.id, row.accountId)),
+    db
       .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
       .from(accessTokens)
-      .where(and(eq(accessTokens.jti, row.accessJti), gt(accessTokens.expiresAt, now)))
-      .all();
-    await retire(env, db, previous, "refresh grant");
-  }
+      .where(and(eq(accessTokens.jti, row.accessJti ?? ""), gt(accessTokens.expiresAt, now))),
+  ]);
+  const account = found[0];
+  if (!account || account.disabledAt !== null) throw invalidGrant();
+  await retire(env, db, previous, "refresh grant");
   return issueTokens(env, db, config, partner, account);
 }
 

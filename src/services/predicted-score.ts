@@ -1,32 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
-import { objectivePools, predictedScores } from "../analytics";
+import { predictedScores } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
-import type { GraphIndex } from "../graphs/runtime-graph";
 import { ApiError, unprocessable } from "../http/errors";
-import type { ItemEntry } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { ErrorDetail } from "../schemas/common";
 import type { PredictedScoreRequest } from "../schemas/predicted-score";
-import { loadRuntimeGraph } from "./graph-store";
-import { loadItemParams } from "./item-params";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The objectives' item pools of a graph version under a set of item parameters, kept as long as that
- * parameter set is the cached one (loadItemParams: at most ITEM_PARAMS_TTL_MS old), so consecutive
- * requests do not rebuild the same pools. No staleness beyond the item parameters' own.
- */
-const poolCache = new WeakMap<Readonly<Record<string, ItemEntry>>, { index: GraphIndex; pools: ReturnType<typeof objectivePools> }>();
-
-function poolsFor(index: GraphIndex, items: Readonly<Record<string, ItemEntry>>): ReturnType<typeof objectivePools> {
-  const hit = poolCache.get(items);
-  if (hit?.index === index) return hit.pools;
-  const pools = objectivePools(index, items, SERVICE_PARAMS.globalDifficulty);
-  poolCache.set(items, { index, pools });
-  return pools;
-}
+import { graphMatch, loadRuntimeGraph } from "./graph-store";
+import { itemPoolsFor, loadItemParams } from "./item-params";
 
 /**
  * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
@@ -39,8 +20,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const ids = [...new Set(body.account_ids.map((id) => id.toLowerCase()))];
   // One D1 round trip: the graph, and the accounts with their projection on that graph (a left join,
   // so an account without one is still found).
-  const byId = UUID.test(graphRef);
-  const graphWhere = and(eq(graphs.partnerId, partnerId), byId ? eq(graphs.id, graphRef.toLowerCase()) : eq(graphs.label, graphRef));
+  const graphWhere = graphMatch(partnerId, graphRef);
   const [graphRows, found] = await db.batch([
     db.select().from(graphs).where(graphWhere),
     db
@@ -75,7 +55,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   if (missing.length) throw new ApiError(404, "Account(s) not found; see details.", missing);
 
   const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
-  const pool = poolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
+  const pool = itemPoolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
   const groups = body.grouped_learning_objectives.map((g) => ({
     groupId: g.group_id,

@@ -10,6 +10,7 @@ import type { TokenGate } from "../../src/objects/token-gate";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
 import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
+import { interceptD1 } from "../support/d1-intercept";
 
 /** Token bookkeeping: bounded revocation on disable, pruning, and the disable race at issuance. */
 
@@ -107,6 +108,7 @@ describe("disabling an account with many live tokens", () => {
     const res = await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken });
     expect(res.status, JSON.stringify(res.body)).toBe(204);
     expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(401);
+    expect((await tokenRequest(p, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token })).status).not.toBe(200);
     for (const jti of [await jtiOf(token), extra[0]!, extra.at(-1)!]) {
       await runInDurableObject(env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti)), (_: TokenGate, state) => {
         expect(state.storage.kv.get("revoked")).toBe(true);
@@ -160,45 +162,29 @@ describe("issuance prunes the account's dead bookkeeping rows", () => {
 });
 
 describe("an account disabled while its token is being issued", () => {
-  // The grant reads the account, then writes the token pair and re-reads the account in one D1 batch
-  // (a transaction). A disable lands either before that batch (the re-read sees it) or after it (the
-  // disable finds the new token's row and revokes it): never a usable token of a disabled account.
-
+  // The grant reads the account with the client, then writes the token pair and re-reads the account
+  // in one D1 batch (a transaction). A disable lands either before that batch (the re-read sees it,
+  // below) or after it (the disable finds the new token's row and revokes it: the DELETE test above).
   it("disabled after the account was read, before the token rows are written: invalid_scope, no rows left", async () => {
     const account = await createAccount(p);
     const real = db();
     let raced = false;
-    const racing = new Proxy(real, {
-      get(target, key) {
-        const value = Reflect.get(target, key);
-        if (key !== "batch") return typeof value === "function" ? value.bind(target) : value;
-        return async (queries: Parameters<typeof real.batch>[0]) => {
-          if (!raced) {
-            raced = true;
-            await target.update(accounts).set({ disabledAt: Date.now() }).where(eq(accounts.id, account.id));
-          }
-          return target.batch(queries);
-        };
-      },
-    });
+    const racing = openDb(
+      interceptD1(env.DB, {
+        async before(_sql, inBatch) {
+          if (!inBatch || raced) return;
+          raced = true;
+          await real.update(accounts).set({ disabledAt: Date.now() }).where(eq(accounts.id, account.id));
+        },
+      }),
+    );
     const partner = (await real.query.partners.findFirst({ where: (t, { eq }) => eq(t.id, p.partner_id) }))!;
-    const attempt = clientCredentialsGrant(env, racing, config, partner, account.external_user_id);
+    const attempt = clientCredentialsGrant(env, racing, config, partner, account.external_user_id, await findAccount(real, account.id));
     await expect(attempt).rejects.toBeInstanceOf(OAuthError);
     await expect(attempt).rejects.toMatchObject({ error: "invalid_scope" });
     expect(raced).toBe(true);
     expect(await liveRows(account.id)).toEqual([]);
     expect(await refreshRows(account.id)).toEqual([]);
     expect(await findAccount(real, account.id)).toMatchObject({ disabledAt: expect.any(Number) });
-  });
-
-  it("disabled right after the token rows are written: the disable revokes the token just issued", async () => {
-    const account = await createAccount(p);
-    const real = db();
-    const partner = (await real.query.partners.findFirst({ where: (t, { eq }) => eq(t.id, p.partner_id) }))!;
-    const issued = await clientCredentialsGrant(env, real, config, partner, account.external_user_id);
-    await disableAccount(env, real, (await findAccount(real, account.id))!);
-    expect((await call("GET", "/v0/accounts/current", { token: issued.access_token })).status).toBe(401);
-    const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: issued.refresh_token });
-    expect(refreshed.status).not.toBe(200);
   });
 });

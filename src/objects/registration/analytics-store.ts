@@ -22,6 +22,12 @@ export interface PublisherIdentity {
   registrationCreatedAt: number;
 }
 
+/** What a projection message carries besides the beliefs: coverage sketches and the first activity (ms; 0 = none). */
+export interface Published {
+  coverage: Record<string, number[]>;
+  firstActivity: number;
+}
+
 /** The activity summary without its buckets (stored under ACTIVITY_HEAD). */
 type ActivityHead = Omit<ActivitySummary, "buckets">;
 const ACTIVITY_HEAD = "activity_head";
@@ -47,8 +53,13 @@ export class AnalyticsStore {
     this.#kv = kv;
   }
 
-  coverage(): Record<string, number[]> {
+  #coverage(): Record<string, number[]> {
     return this.#kv.get<Record<string, number[]>>("coverage") ?? {};
+  }
+
+  /** What a projection publishes besides the beliefs, as stored (for a full republication). */
+  published(): Published {
+    return { coverage: this.#coverage(), firstActivity: this.#activityHead().firstEndMs };
   }
 
   activity(): ActivitySummary {
@@ -83,8 +94,8 @@ export class AnalyticsStore {
     this.#kv.put(ACTIVITY_HEAD, head);
   }
 
-  /** Adds interactions in time order, reading and writing only their days; false when one is older than the latest. */
-  #addActivity(interactions: ActivityEvent[]): boolean {
+  /** Adds interactions in time order, reading and writing only their days; the new head, or undefined when one is older than the latest. */
+  #addActivity(interactions: ActivityEvent[]): ActivityHead | undefined {
     const head = this.#activityHead();
     const partial: ActivitySummary = { ...head, total: [...head.total], buckets: {} };
     const days = new Set<number>();
@@ -94,7 +105,7 @@ export class AnalyticsStore {
         days.add(day);
         Object.assign(partial.buckets, this.#kv.get<Record<string, Totals>>(`${ACTIVITY_DAY}${day}`));
       }
-      if (!addActivity(partial, ev)) return false;
+      if (!addActivity(partial, ev)) return undefined;
     }
     for (const day of days) {
       const buckets = Object.fromEntries(Object.entries(partial.buckets).filter(([k]) => bucketDay(k) === day));
@@ -104,7 +115,7 @@ export class AnalyticsStore {
     if (localDay(partial.lastEndMs) > localDay(head.lastEndMs)) this.#pruneActivity(oldestKeptBucket(partial.lastEndMs));
     const { buckets: _, ...next } = partial;
     this.#kv.put(ACTIVITY_HEAD, next);
-    return true;
+    return next;
   }
 
   /** Drops the buckets older than `oldest` (once per day of activity, as the summary prunes itself). */
@@ -119,29 +130,34 @@ export class AnalyticsStore {
   /**
    * Records a batch's graded answers (coverage) and interactions (activity), inside the caller's
    * transaction. An interaction older than the latest one changes its successor's idle gap, so the
-   * activity summary is then rebuilt from the whole log (`allInteractions`, rare).
+   * activity summary is then rebuilt from the whole log (`allInteractions`, rare). Returns what the
+   * batch's projection publishes with the beliefs (so it is not read back).
    */
-  record(answered: { module: string; objectives: readonly string[] }[], interactions: ActivityEvent[], allInteractions: () => ActivityEvent[]): void {
+  record(answered: { module: string; objectives: readonly string[] }[], interactions: ActivityEvent[], allInteractions: () => ActivityEvent[]): Published {
+    const coverage = this.#coverage();
     if (answered.length) {
-      const coverage = this.coverage();
       for (const a of answered) for (const k of a.objectives) coverage[k] = addAnswered(coverage[k], a.module);
       this.#kv.put("coverage", coverage);
     }
-    if (interactions.length && !this.#addActivity(interactions)) this.#writeActivity(summarizeActivity(allInteractions()));
+    let head = interactions.length ? this.#addActivity(interactions) : this.#activityHead();
+    if (!head) {
+      const rebuilt = summarizeActivity(allInteractions());
+      this.#writeActivity(rebuilt);
+      head = rebuilt;
+    }
+    return { coverage, firstActivity: head.firstEndMs };
   }
 
   /**
    * The projection messages publishing `objectives` of the learner state (all when undefined: a full
    * snapshot), with their coverage sketches, under the next sequence number (inside the caller's transaction).
    */
-  projection(identity: PublisherIdentity, state: PublishableState, objectives?: Iterable<string>): ProjectionMessage[] {
+  projection(identity: PublisherIdentity, state: PublishableState, { coverage, firstActivity }: Published, objectives?: Iterable<string>): ProjectionMessage[] {
     const seq = (this.#kv.get<number>("projection_seq") ?? 0) + 1;
     this.#kv.put("projection_seq", seq);
-    const coverage = this.coverage();
     const keys = objectives ? [...objectives] : Object.keys(state.objectives);
     const answered: Record<string, number[]> = {};
     for (const k of keys) if (coverage[k]) answered[k] = coverage[k];
-    const firstActivity = this.#activityHead().firstEndMs;
     return projectionMessages(
       state,
       {

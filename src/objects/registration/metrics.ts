@@ -3,7 +3,6 @@ import {
   activityByDay,
   expectedScoreValue,
   type MetricContext,
-  objectivePools,
   proficiencyValue,
   readinessForecast,
   stateProjection,
@@ -14,16 +13,17 @@ import type { GraphIndex } from "../../graphs/runtime-graph";
 import type { ItemEntry } from "../../model";
 import { SERVICE_PARAMS } from "../../model/service-params";
 import { type GoalStatus, goalStatus, type PreparedGoal } from "../../policy";
+import { itemPoolsFor } from "../../services/item-params";
 import type { ModelState } from "./model-state-store";
 import type { MetricGoal } from "./rpc";
 
-/** The metric context of one registration: the model's filter and the graph's item pools. */
+/** The metric context of one registration: the model's filter and the graph's item pools (cached per parameter set). */
 export function metricContext(graph: GraphIndex, items: Record<string, ItemEntry>, nowMs: number): MetricContext {
   return {
     nowMs,
     filter: SERVICE_PARAMS.filter,
     globalDifficulty: SERVICE_PARAMS.globalDifficulty,
-    pool: objectivePools(graph, items, SERVICE_PARAMS.globalDifficulty),
+    pool: itemPoolsFor(graph, items),
   };
 }
 
@@ -40,13 +40,13 @@ export function expectedScoreValues(state: ModelState, goals: PreparedGoal[], ct
 }
 
 /** The readiness forecast of an assigned goal from its status (the policy's work remaining and completion) and its deadline. */
-function forecastOf(status: GoalStatus, request: MetricGoal & { assignedAt: number }, activity: ActivitySummary, nowMs: number) {
+function forecastOf(status: GoalStatus, assignedAtMs: number, deadlineMs: number | null, activity: ActivitySummary, nowMs: number) {
   return readinessForecast({
     nowMs,
-    deadlineMs: request.deadlineMs,
+    deadlineMs,
     complete: status.status === "complete",
     workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
-    assignedAtMs: request.assignedAt,
+    assignedAtMs,
     activity,
   });
 }
@@ -55,16 +55,13 @@ function forecastOf(status: GoalStatus, request: MetricGoal & { assignedAt: numb
 export function readinessValues(state: ModelState, activity: ActivitySummary, goals: { prepared: PreparedGoal; request: MetricGoal }[], nowMs: number) {
   return goals.map(({ prepared, request }) => {
     if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
-    const f = forecastOf(goalStatus(prepared, state.learner, state.tutor, { nowMs }), { ...request, assignedAt: request.assignedAt }, activity, nowMs);
+    const f = forecastOf(goalStatus(prepared, state.learner, state.tutor, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
     return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
   });
 }
 
 export function activeTimeValues(activity: ActivitySummary, firstDay: number, lastDay: number, utcOffsetMinutes: number) {
-  return activityByDay(activity, firstDay, lastDay, utcOffsetMinutes).map((d) => ({
-    active_time_ms: Math.round(d.active_time_ms),
-    time_spent_ms: Math.round(d.time_spent_ms),
-  }));
+  return activityByDay(activity, firstDay, lastDay, utcOffsetMinutes).map(({ active_time_ms, time_spent_ms }) => ({ active_time_ms, time_spent_ms }));
 }
 
 /** Per goal: whether the learner is stuck (the recommendation's rule), struggling on a target, and the other flags (src/analytics/watch.ts). */
@@ -89,9 +86,7 @@ export function watchResults(
       if (t) eventsInScope += t.n + t.u;
     }
     const readiness =
-      request.deadlineMs !== null && request.assignedAt !== null
-        ? forecastOf(status, { ...request, assignedAt: request.assignedAt }, activity, nowMs)
-        : undefined;
+      request.deadlineMs !== null && request.assignedAt !== null ? forecastOf(status, request.assignedAt, request.deadlineMs, activity, nowMs) : undefined;
     const flags = watchFlags({
       registrationId,
       goalId: request.spec.id,

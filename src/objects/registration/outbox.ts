@@ -80,8 +80,7 @@ export class Outbox {
     return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", queue).toArray().length > 0 ? "more" : "empty";
   }
 
-  size(queue?: OutboxQueue): number {
-    if (queue) return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox WHERE queue = ?", queue).one().n;
+  size(): number {
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
   }
 }

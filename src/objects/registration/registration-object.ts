@@ -216,7 +216,6 @@ export class RegistrationObject extends DurableObject<Env> {
     const state = structuredClone(before);
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
-    const answered: { module: string; objectives: string[] }[] = [];
     const interactions: ActivityEvent[] = [];
     for (const { input, module } of accepted) {
       const label = graph.graph.modules[module]?.label ?? input.moduleId;
@@ -232,16 +231,15 @@ export class RegistrationObject extends DurableObject<Env> {
       if (event.kind === "graded") {
         const predicted = predictCorrect(state.learner, params, event, input.occurredAt);
         observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
-        answered.push({ module: label, objectives: [...event.objectives] });
       }
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
     this.#model.write(state);
     this.#outbox.addObservations(request.graphUuid, observations);
     if (interactions.length) {
-      this.#analytics.record(answered, interactions, () => this.#log.interactions());
+      const published = this.#analytics.record(observations, interactions, () => this.#log.interactions());
       const changed = firstPublish ? undefined : changedObjectives(before.learner, state.learner);
-      this.#outbox.addProjection(this.#analytics.projection(this.#identity(), state.learner, changed));
+      this.#outbox.addProjection(this.#analytics.projection(this.#identity(), state.learner, published, changed));
     }
     return state;
   }
@@ -259,7 +257,7 @@ export class RegistrationObject extends DurableObject<Env> {
         this.#model.write(rebuilt);
         // Every belief may have moved: republish them all (once the registration's identity is known).
         const identity = this.#identity();
-        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner));
+        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner, this.#analytics.published()));
       });
       this.#model.adopt(rebuilt);
       await this.#armOutbox();
