@@ -2,7 +2,8 @@
 // HTTP only (docs/recommendation.md, "Simulator"). Strategy A is the service's own recommendations;
 // B and C run in the simulated world on the same students; the table is the in-process runner's.
 import { existsSync, readFileSync } from "node:fs";
-import { type Credentials, HttpApi, httpFactory, provisionWorld, TransportError } from "./simulate/http";
+import { isPathwiseError, PathwiseNetworkError } from "../client";
+import { type Credentials, httpFactory, provisionWorld, simulatorClient, TransportError } from "./simulate/http";
 import { compileWorld, inProcessFactory } from "./simulate/in-process";
 import type { Summary } from "./simulate/metrics";
 import { runWorld } from "./simulate/run";
@@ -84,8 +85,8 @@ async function main(): Promise<void> {
   } catch (error) {
     throw new TransportError(`no Pathwise service at ${base} (${error instanceof Error ? error.message : error}); start one with \`npm start\``);
   }
-  const api = new HttpApi(base, credentials());
-  await api.token();
+  const { api, stats } = simulatorClient(base, credentials());
+  await api.accessToken();
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
   const compare = process.argv.includes("--compare");
   const results: { size: string; seed: number; runner: string; summary: Summary }[] = [];
@@ -110,15 +111,14 @@ async function main(): Promise<void> {
       }
     }
   }
-  const { requests, refused, waitedMs } = api.stats;
-  console.error(
-    `${requests} requests in ${((performance.now() - started) / 1000).toFixed(0)} s; ${refused} answered 429 and waited out; ${(waitedMs / 1000).toFixed(0)} s waited for rate-limit windows`,
-  );
-  if (refused > 0 || waitedMs > 0) console.error("(the service applies rate limits: RATE_LIMIT_MULTIPLIER=1000 npm start runs much faster)");
+  const { requests, refused } = stats;
+  console.error(`${requests} requests in ${((performance.now() - started) / 1000).toFixed(0)} s; ${refused} answered 429 and waited out`);
+  if (refused > 0) console.error("(the service applies rate limits: RATE_LIMIT_MULTIPLIER=1000 npm start runs much faster)");
   if (process.argv.includes("--json")) console.log(JSON.stringify(results));
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof TransportError ? `transport error: ${error.message}` : error instanceof Error ? error.message : error);
+  const transport = error instanceof TransportError || isPathwiseError(error) || error instanceof PathwiseNetworkError;
+  console.error(transport ? `transport error: ${(error as Error).message}` : error instanceof Error ? error.message : error);
   process.exit(1);
 });

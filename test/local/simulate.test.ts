@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { HttpApi, httpFactory, provisionWorld } from "../../scripts/simulate/http";
+import { httpFactory, provisionWorld, simulatorClient } from "../../scripts/simulate/http";
 import { generateWorld, Learner, SMALL } from "../../scripts/simulate/world";
 
 /**
@@ -14,7 +14,7 @@ describe("npm run simulate (HTTP driver)", () => {
   it("provisions a world and tutors a student through the public API", async () => {
     const world = generateWorld({ ...SMALL, students: 1 }, 4);
     const student = world.students[0]!;
-    const api = new HttpApi(service.base, service.credentials);
+    const { api, stats } = simulatorClient(service.base, service.credentials);
     const runId = `t${Date.now().toString(36)}`;
     const provisioned = await provisionWorld(api, world, runId);
     const client = await httpFactory(api, provisioned, runId)(world, student);
@@ -33,6 +33,6 @@ describe("npm run simulate (HTTP driver)", () => {
       await client.send(m, learner.work(world.itemById.get(m) as number), 0);
       previous = m;
     }
-    expect(api.stats.refused).toBe(0);
+    expect(stats.refused).toBe(0);
   });
 });

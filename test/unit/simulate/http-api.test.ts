@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { HttpApi, TransportError } from "../../../scripts/simulate/http";
+import { isPathwiseError } from "../../../client";
+import { simulatorClient } from "../../../scripts/simulate/http";
 
 /** A stand-in service answering each request with the next scripted response (and the token endpoint with a token). */
 function stub(script: { status: number; headers?: Record<string, string>; body?: unknown }[]): Promise<{ server: Server; base: string; seen: number[] }> {
@@ -26,32 +27,36 @@ const credentials = { client_id: "c", client_secret: "s", admin_external_user_id
 let server: Server | undefined;
 afterEach(() => server?.close());
 
-describe("the simulator's HTTP client", () => {
+describe("the simulator's client (pathwise/client with request counts)", () => {
   it("waits out a 429 (Retry-After) and sends the same request again", async () => {
     const s = await stub([
       { status: 429, headers: { "Retry-After": "1" }, body: { code: 429 } },
       { status: 200, body: { ok: true } },
     ]);
     server = s.server;
-    const api = new HttpApi(s.base, credentials);
-    expect(await api.call("GET", "/v0/x", { expect: [200] })).toEqual({ ok: true });
+    const { api, stats } = simulatorClient(s.base, credentials);
+    expect(await api.GET("/v0/accounts/current")).toEqual({ ok: true });
     expect(s.seen).toHaveLength(2);
     expect((s.seen[1] as number) - (s.seen[0] as number)).toBeGreaterThanOrEqual(950);
-    expect(api.stats.refused).toBe(1);
+    expect(stats.refused).toBe(1);
+    expect(stats.requests).toBe(3); // the token, the refused request, the same request again
   });
 
   it("paces itself when the window is used up (RateLimit-Remaining 0)", async () => {
     const s = await stub([{ status: 200, headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": "1" } }, { status: 200 }]);
     server = s.server;
-    const api = new HttpApi(s.base, credentials);
-    await api.call("GET", "/v0/y", { expect: [200] });
-    await api.call("GET", "/v0/y", { expect: [200] });
+    const { api } = simulatorClient(s.base, credentials);
+    await api.GET("/v0/accounts/current");
+    await api.GET("/v0/accounts/current");
     expect((s.seen[1] as number) - (s.seen[0] as number)).toBeGreaterThanOrEqual(950);
   });
 
-  it("fails on an unexpected status (a transport or service error)", async () => {
-    const s = await stub([{ status: 500, body: { code: 500 } }]);
+  it("fails on a status that waiting does not cure", async () => {
+    const s = await stub([{ status: 404, body: { code: 404 } }]);
     server = s.server;
-    await expect(new HttpApi(s.base, credentials).call("GET", "/v0/z", { expect: [200] })).rejects.toBeInstanceOf(TransportError);
+    const failure = await simulatorClient(s.base, credentials)
+      .api.GET("/v0/accounts/current")
+      .catch((e: unknown) => e);
+    expect(isPathwiseError(failure) && failure.status).toBe(404);
   });
 });
