@@ -38,7 +38,6 @@ function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGo
     targets: { include: targets, completion_behavior: "all" as const },
     completion_criteria: { min_predicted_mastery: 0.8 },
   };
-  const t0 = performance.now();
   const r = resolveGoalScope(index, { targets: targets.map((id, i) => ({ id, path: `t${i}` })), remediationDepth: depth, include: [], exclude: [] });
   if (!r.ok) throw new Error("scope");
   const labels = {
@@ -48,7 +47,7 @@ function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGo
   };
   const t1 = performance.now();
   const goal = prepareGoal(body, labels, index);
-  return { goal, ms: performance.now() - t1 + 0 * (t1 - t0), scope: labels.scopeObjectives.length };
+  return { goal, ms: performance.now() - t1, scope: labels.scopeObjectives.length };
 }
 
 console.log(

@@ -16,12 +16,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { tokenFor } from "../scripts/lib/seed-demo";
 import { buildAll } from "./throughput/build";
 import { loadAverage, settle } from "./throughput/cpu";
 import { type RoundResult, round, type Traffic } from "./throughput/load";
 import { openProfiler, summarizeProfile } from "./throughput/profile";
 import * as S from "./throughput/scenarios";
-import { Api, fillHistory, type Klass, postGraph, sampleGraph, seedClass, synthetic, tokenFor } from "./throughput/seed";
+import { Api, fillHistory, type Klass, postGraph, sampleGraph, seedClass, synthetic } from "./throughput/seed";
 import { startServer } from "./throughput/server";
 import { atLeast, atMost, type BudgetLine, budgetLine, fmt, ratio, type Summary, summarize, table } from "./throughput/stats";
 
@@ -110,11 +111,7 @@ function machine(): string {
 async function main() {
   log(`machine: ${machine()}`);
   const dir = mkdtempSync(join(tmpdir(), "pathwise-throughput-"));
-  const lines: string[] = [];
-  const out = (s = "") => {
-    lines.push(s);
-    console.log(s);
-  };
+  const out = (s = "") => console.log(s);
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     log("building the deploy bundle and the reference Workers...");

@@ -123,7 +123,11 @@ export class Pacer {
   /** Forgets keys whose window and hold have passed (a long-lived client touches many paths). */
   private sweep(): void {
     const now = this.now();
-    for (const [key, times] of this.sent) if ((times.at(-1) ?? 0) <= now - RATE_WINDOW_MS) this.sent.delete(key);
+    for (const [key, times] of this.sent) {
+      if ((times.at(-1) ?? 0) > now - RATE_WINDOW_MS) continue;
+      this.sent.delete(key);
+      this.learned.delete(key); // learned again from the next response
+    }
     for (const [key, until] of this.heldUntil) if (until <= now) this.heldUntil.delete(key);
   }
 

@@ -3,6 +3,7 @@
 // fixed seed). Without --seed a random seed is used and printed, so a failure can be replayed.
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import { wranglerEnv } from "./lib/wrangler";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "200" }, seed: { type: "string" } } });
 const runs = Number(values.runs);
@@ -13,6 +14,6 @@ console.log(`fuzz: ${runs} valid and ${runs} mutated requests per operation, see
 
 const result = spawnSync("npx", ["--no-install", "vitest", "run", "--project", "workerd", "test/fuzz"], {
   stdio: "inherit",
-  env: { ...process.env, FUZZ_RUNS: String(runs), FUZZ_SEED: seed, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+  env: { ...wranglerEnv, FUZZ_RUNS: String(runs), FUZZ_SEED: seed },
 });
 process.exit(result.status ?? 1);

@@ -1,13 +1,12 @@
 // Builds what the throughput benchmark runs: the Worker exactly as `wrangler deploy --dry-run`
 // bundles it for deployment, and the two reference Workers (hello-world, storage floor) with esbuild.
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { wrangler } from "../../scripts/lib/wrangler";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-export const wranglerEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 
 export interface Bundles {
   /** the deploy bundle's entry module (ES module) */
@@ -20,8 +19,7 @@ export interface Bundles {
 
 /** `wrangler deploy --dry-run --outdir <dir>`: the bundle a deployment uploads. */
 function deployBundle(outdir: string, root: string): string {
-  const r = spawnSync("npx", ["--no-install", "wrangler", "deploy", "--dry-run", "--outdir", outdir], { cwd: root, env: wranglerEnv, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${r.stdout}\n${r.stderr}`);
+  wrangler(["deploy", "--dry-run", "--outdir", outdir], root);
   return join(outdir, "index.js");
 }
 

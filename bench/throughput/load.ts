@@ -51,11 +51,11 @@ export async function round(traffic: Traffic, options: RoundOptions): Promise<Ro
   const latencies: number[][] = Array.from({ length: traffic.sequence }, () => []);
   const statuses: Record<number, number> = {};
   let nextConnection = 0;
-  const counts = new Map<object, { id: number; sent: number; received: number }>();
+  const counts = new Map<object, { id: number; sent: number }>();
   const stateOf = (context: object) => {
     let s = counts.get(context);
     if (!s) {
-      s = { id: nextConnection++, sent: 0, received: 0 };
+      s = { id: nextConnection++, sent: 0 };
       counts.set(context, s);
     }
     return s;

@@ -3,7 +3,6 @@
 // with history (batch-events of <= 500, most recent first, all in the past).
 import { readFileSync } from "node:fs";
 import type { GraphDocument } from "../../src/graphs/graph-document";
-import type { PartnerCredentials } from "../../src/services/partners";
 import { syntheticGraph } from "../lib/synthetic-graph";
 
 const SAMPLE = new URL("../../samples/pre-algebra/graph.json", import.meta.url);
@@ -27,17 +26,6 @@ export class Api {
       return text ? JSON.parse(text) : null;
     }
   }
-}
-
-export async function tokenFor(base: string, c: PartnerCredentials, scope: string): Promise<string> {
-  const res = await fetch(`${base}/v0/oauth/token`, {
-    method: "POST",
-    headers: { Authorization: `Basic ${btoa(`${c.client_id}:${c.client_secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "client_credentials", scope }),
-  });
-  const json = (await res.json()) as { access_token: string };
-  if (!res.ok) throw new Error(`token: ${res.status} ${JSON.stringify(json)}`);
-  return json.access_token;
 }
 
 /** Runs `task` over `items`, `concurrency` at a time. */

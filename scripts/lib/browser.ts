@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium } from "playwright-core";
 
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
 
@@ -41,7 +41,6 @@ const FLAGS = [
 ];
 
 export interface Chromium {
-  browser: Browser;
   context: BrowserContext;
   close(): Promise<void>;
 }
@@ -53,7 +52,6 @@ export async function launchChromium(): Promise<Chromium> {
   const profile = mkdtempSync(join(tmpdir(), "pathwise-chromium-"));
   const context = await chromium.launchPersistentContext(profile, { executablePath, headless: true, args: FLAGS, timeout: 60_000 });
   return {
-    browser: context.browser()!,
     context,
     async close() {
       await context.close().catch(() => undefined);

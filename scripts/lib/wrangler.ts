@@ -8,9 +8,9 @@ export const wranglerEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false
 
 export type Target = "local" | "remote";
 
-/** Runs wrangler quietly; its output is shown (on stderr) only when it fails. */
-export function wrangler(args: string[]): string {
-  const result = spawnSync("npx", ["--no-install", "wrangler", ...args], { env: wranglerEnv, encoding: "utf8" });
+/** Runs wrangler quietly (in `cwd`, default this directory); its output is shown (on stderr) only when it fails. */
+export function wrangler(args: string[], cwd?: string): string {
+  const result = spawnSync("npx", ["--no-install", "wrangler", ...args], { cwd, env: wranglerEnv, encoding: "utf8" });
   if (result.status !== 0) {
     process.stderr.write(result.stdout ?? "");
     process.stderr.write(result.stderr ?? "");

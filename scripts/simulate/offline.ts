@@ -8,7 +8,7 @@ import { POLICY } from "../../src/policy";
 import { compileWorld, inProcessFactory } from "./in-process";
 import type { Summary } from "./metrics";
 import { runWorld, stepCap } from "./run";
-import { runB, runC, runD } from "./strategies";
+import { runD } from "./strategies";
 import { tableHead, tableRow } from "./table";
 import { VARIANTS } from "./variants";
 import { generateWorld, LARGE, SMALL, type WorldParams } from "./world";
@@ -50,9 +50,11 @@ for (const variant of variantNames) {
         // Reference D (strategies.ts): knows the initial state and the true parameters, recovers from a
         // false advance after one wasted step; best confidence; over the learnable students B and C bring to mastery.
         const cap = stepCap(world);
-        const learnable = world.students.filter((st) => st.blocked < 0);
-        const b = learnable.map((st) => runB(world, st, cap).masteredAt);
-        const c = learnable.map((st) => runC(world, st, cap).masteredAt);
+        const learnableIdx = world.students.flatMap((st, i) => (st.blocked < 0 ? [i] : []));
+        const learnable = learnableIdx.map((i) => world.students[i] as (typeof world.students)[number]);
+        // B and C as runWorld already ran them (deterministic per student)
+        const b = learnableIdx.map((i) => r.b[i]?.masteredAt ?? null);
+        const c = learnableIdx.map((i) => r.c[i]?.masteredAt ?? null);
         const keep = learnable.map((_, i) => b[i] != null && c[i] != null);
         const mean = (xs: (number | null)[]) => {
           const v = xs.filter((_, i) => keep[i]) as number[];

@@ -225,9 +225,10 @@ export function runC(world: World, student: Student, cap: number): Run {
  * blocked objective, every item's guess and slip and the student's learning probabilities, but not
  * when learning happens. Works like C on the frontier, with instruction while the objective is likely
  * unknown, and moves on once its exact posterior (knowledge tracing with the true parameters) says
- * the objective is known with probability `confidence`.
+ * the objective is known with probability `confidence`. A prerequisite wrongly believed known is
+ * noticed after `recoveryCost` wasted steps (optimistic: no tutor learns of it that fast).
  */
-export function runD(world: World, student: Student, cap: number, confidence = 0.9, recoveryCost = -1): Run {
+export function runD(world: World, student: Student, cap: number, confidence: number, recoveryCost: number): Run {
   const learner = new Learner(world, student);
   const run = startRun("C", student, learner);
   // believed known: initially known objectives, then those whose posterior reached the confidence
@@ -235,7 +236,7 @@ export function runD(world: World, student: Student, cap: number, confidence = 0
   const post: number[] = world.objectives.map((_, o) => (student.known[o] ? 1 : 0));
   const cursor = new Map<number, number>();
   while (run.steps < cap) {
-    if (learner.targetsMastered() && run.masteredAt === null) {
+    if (learner.targetsMastered()) {
       run.masteredAt = run.steps;
       run.masteredAssessing = run.assessing;
       run.end = "mastered";
@@ -245,8 +246,7 @@ export function runD(world: World, student: Student, cap: number, confidence = 0
       .filter((o) => !believed[o] && o !== student.blocked && world.objectives[o]!.prereqs.every((p) => believed[p]))
       .sort((a, b) => a - b);
     const o = frontier[0];
-    if (recoveryCost >= 0 && o !== undefined) {
-      // optimistic recovery: a prerequisite wrongly believed known is noticed after `recoveryCost` wasted steps
+    if (o !== undefined) {
       const wrong = world.objectives[o]!.prereqs.filter((p) => !learner.known[p]);
       if (wrong.length) {
         for (const p of wrong) believed[p] = false;
@@ -256,7 +256,7 @@ export function runD(world: World, student: Student, cap: number, confidence = 0
     }
     if (o === undefined) {
       const wrong = [...world.needed].filter((p) => believed[p] && !learner.known[p]);
-      if (recoveryCost < 0 || !wrong.length) {
+      if (!wrong.length) {
         run.end = "no-frontier";
         return run;
       }
