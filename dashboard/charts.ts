@@ -8,6 +8,13 @@ import type { ClassData } from "./data";
  * shows its numbers in a table next to it.
  */
 const CLASS = "pw-plot";
+
+/** The q-quantile of a class's values (nearest rank, round(q·(n − 1)) of the sorted values); n ≥ 1. The chart and its caption use the same one. */
+export function quantileOf(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))] as number;
+}
+
 export const pct = (x: number): string => (Number.isFinite(x) ? `${Math.round(x * 100)}%` : "–");
 
 function finish(node: SVGSVGElement | HTMLElement): SVGSVGElement | HTMLElement {
@@ -70,8 +77,12 @@ export function proficiencyHeatmap(data: ClassData, width: number): SVGSVGElemen
 
 export function scoreDistribution(data: ClassData, width: number): SVGSVGElement | HTMLElement {
   const rows = [...data.scores].sort((a, b) => a.p50 - b.p50).map((s) => ({ ...s, label: s.learner.label }));
-  const medians = rows.map((r) => r.p50).sort((a, b) => a - b);
-  const median = medians.length ? medians[Math.floor((medians.length - 1) / 2)]! : undefined;
+  const median = rows.length
+    ? quantileOf(
+        rows.map((r) => r.p50),
+        0.5,
+      )
+    : undefined;
   return finish(
     Plot.plot({
       className: CLASS,

@@ -1,5 +1,5 @@
 import { createPathwiseClient, PathwiseError, PathwiseNetworkError, type StatusRow } from "../client";
-import { activityChart, pct, proficiencyHeatmap, scoreDistribution, shortDay } from "./charts";
+import { activityChart, pct, proficiencyHeatmap, quantileOf, scoreDistribution, shortDay } from "./charts";
 import { type ClassData, loadClass, NoGoals } from "./data";
 import { h, table } from "./dom";
 import { forget, readParams, showGoalInAddress } from "./session";
@@ -276,8 +276,8 @@ function renderCharts(data: ClassData): void {
 }
 
 function scoreCaption(data: ClassData): string {
-  const m = data.scores.map((s) => s.p50).sort((a, b) => a - b);
-  const at = (q: number) => m[Math.min(m.length - 1, Math.max(0, Math.round(q * (m.length - 1))))]!;
+  const m = data.scores.map((s) => s.p50);
+  const at = (q: number) => quantileOf(m, q);
   const base = "Predicted share of right answers on the goal's targets: bars from the 10th to the 90th percentile, dots at the median";
   return m.length ? `${base}. Class median ${pct(at(0.5))}; middle half between ${pct(at(0.25))} and ${pct(at(0.75))}.` : `${base}.`;
 }
