@@ -3,23 +3,12 @@ import { describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { predictedScoreFor } from "../../src/services/predicted-score";
 import { createAccount, ensureDemoGraph, newPartner } from "../support/api";
+import { interceptD1 } from "../support/d1-intercept";
 
-/** A D1 binding that counts the statements run through it. */
+/** A D1 binding that counts the statements run through it (in a batch: each of its statements). */
 function countingD1(d1: D1Database): { db: D1Database; count: () => number } {
   let n = 0;
-  const db = new Proxy(d1, {
-    get(target, prop, receiver) {
-      if (prop === "prepare") {
-        return (sql: string) => {
-          n++;
-          return target.prepare(sql);
-        };
-      }
-      const value = Reflect.get(target, prop, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db, count: () => n };
+  return { db: interceptD1(d1, { before: () => void n++ }), count: () => n };
 }
 
 describe("predicted score: D1 queries per request", () => {

@@ -93,10 +93,7 @@ describe("OAuth", () => {
 
   it("renews after a 401 and repeats the request once", async () => {
     const seen: Seen[] = [];
-    const pw = createPathwiseClient({
-      baseUrl: BASE,
-      credentials: { clientId: p.client_id, clientSecret: p.client_secret },
-      scope: p.admin_external_user_id,
+    const pw = admin(seen, {
       // the first API request carries a token the Worker does not know
       fetch: recordingFetch(seen, (r, n) => {
         if (n !== 1) return undefined;
@@ -175,10 +172,7 @@ describe("events", () => {
 
   it("an event post carries an Idempotency-Key; a retry after a lost response does not count twice", async () => {
     const seen: Seen[] = [];
-    const pw = createPathwiseClient({
-      baseUrl: BASE,
-      credentials: { clientId: p.client_id, clientSecret: p.client_secret },
-      scope: p.admin_external_user_id,
+    const pw = admin(seen, {
       // the Worker stores the event, then the connection drops before the answer arrives
       fetch: recordingFetch(seen, (r, n) => (n === 1 && r.url.endsWith("/graded-events") ? "drop-after" : undefined)),
       retry: { baseDelayMs: 10 },

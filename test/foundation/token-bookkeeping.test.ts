@@ -1,16 +1,15 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyAccessToken } from "../../src/auth/access-token";
 import { configFrom } from "../../src/config";
 import { openDb } from "../../src/db/client";
 import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
 import type { Env } from "../../src/env";
-import type { TokenGate } from "../../src/objects/token-gate";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
-import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
+import { call, createAccount, newPartner, type Partner } from "../support/api";
 import { interceptD1 } from "../support/d1-intercept";
+import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../support/tokens";
 
 /** Token bookkeeping: bounded revocation on disable, pruning, and the disable race at issuance. */
 
@@ -18,31 +17,10 @@ const db = () => openDb(env.DB);
 const config = configFrom(env);
 const HOUR = 3_600_000;
 
-let ipCounter = 0;
-function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
-  // own client address per request: these tests make many token requests and the endpoint is IP-limited
-  return grant(p.client_id, p.client_secret, form, `198.51.100.${++ipCounter % 250}`);
-}
-
-async function insertLiveTokens(accountId: string, n: number, expiresAt = Date.now() + HOUR): Promise<string[]> {
-  const jtis = Array.from({ length: n }, () => crypto.randomUUID());
-  // D1 allows 100 bound parameters per statement: 30 rows x 3 columns per insert
-  for (let i = 0; i < jtis.length; i += 30) {
-    await db()
-      .insert(accessTokens)
-      .values(jtis.slice(i, i + 30).map((jti) => ({ jti, accountId, expiresAt })));
-  }
-  return jtis;
-}
+const tokenRequest = tokenRequestsFrom("198.51.100.");
 
 const liveRows = (accountId: string) => db().select().from(accessTokens).where(eq(accessTokens.accountId, accountId)).all();
 const refreshRows = (accountId: string) => db().select().from(refreshTokens).where(eq(refreshTokens.accountId, accountId)).all();
-
-async function jtiOf(token: string): Promise<string> {
-  const verified = await verifyAccessToken(token, env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
-  if (!verified.ok) throw new Error("token");
-  return verified.claims.jti;
-}
 
 /** A stand-in for the TOKEN_GATE binding that records revocations and the most calls in flight at once. */
 function fakeGates(failOnce = new Set<string>()) {
@@ -110,9 +88,7 @@ describe("disabling an account with many live tokens", () => {
     expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(401);
     expect((await tokenRequest(p, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token })).status).not.toBe(200);
     for (const jti of [await jtiOf(token), extra[0]!, extra.at(-1)!]) {
-      await runInDurableObject(env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti)), (_: TokenGate, state) => {
-        expect(state.storage.kv.get("revoked")).toBe(true);
-      });
+      expect(await revokedInGate(jti)).toBe(true);
     }
     expect(await liveRows(account.id)).toEqual([]);
     // a retried DELETE is harmless

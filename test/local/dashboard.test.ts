@@ -1,9 +1,10 @@
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPathwiseClient, type PathwiseClient } from "../../client";
 import { type Chromium, launchChromium } from "../../scripts/lib/browser";
 
 import { seedDemo } from "../../scripts/lib/seed-demo";
+import { type PageWatch, watchPage } from "./page-watch";
 
 /**
  * The instructor dashboard in real headless Chromium (Debian's chromium through playwright-core)
@@ -18,8 +19,8 @@ let instructor: PathwiseClient;
 let instructorToken: string;
 let learnerToken: string;
 const requests: { url: string; authorization: string | undefined }[] = [];
-const violations: string[] = [];
-const pageErrors: string[] = [];
+/** The pages a test opened: none may report a CSP violation or a script error (checked after each test). */
+let watches: PageWatch[] = [];
 
 const link = (token: string) => `${service.base}/dashboard?instance=${seeded.learning_instance_id}#token=${token}`;
 
@@ -27,14 +28,7 @@ async function open(token: string, width = 1280): Promise<Page> {
   const page = await chromium.context.newPage();
   await page.setViewportSize({ width, height: 900 });
   page.on("request", (r) => requests.push({ url: r.url(), authorization: r.headers().authorization }));
-  page.on("pageerror", (e) => pageErrors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /Content.Security.Policy/i.test(m.text())) violations.push(m.text());
-  });
-  // (a string: it runs in the page, whose DOM types this Node test does not load)
-  await page.addInitScript(
-    'document.addEventListener("securitypolicyviolation", (e) => console.error("Content Security Policy violation: " + e.violatedDirective + " " + e.blockedURI));',
-  );
+  watches.push(await watchPage(page));
   await page.goto(link(token));
   await page.waitForSelector("#status-table, [data-testid=error]", { timeout: 30_000 });
   return page;
@@ -48,6 +42,14 @@ beforeAll(async () => {
   learnerToken = await instructor.as("demo-learner-1").accessToken();
   chromium = await launchChromium();
 }, 180_000);
+
+afterEach(() => {
+  for (const w of watches) {
+    expect(w.cspViolations).toEqual([]);
+    expect(w.pageErrors).toEqual([]);
+  }
+  watches = [];
+});
 
 afterAll(async () => {
   await chromium?.close();
@@ -128,8 +130,6 @@ describe("/dashboard in headless Chromium", () => {
     const groups = watch.groups.filter((g) => g.registration_ids.length > 0);
     expect(await page.$$eval("#watch li", (li) => li.map((l) => l.getAttribute("data-group")))).toEqual(groups.map((g) => g.group));
     expect(await page.$$eval("#watch li p:first-of-type", (p) => p.map((x) => x.textContent))).toEqual(groups.map((g) => g.reason));
-    expect(violations).toEqual([]);
-    expect(pageErrors).toEqual([]);
     await page.close();
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type Chromium, launchChromium } from "../../scripts/lib/browser";
+import { watchPage } from "./page-watch";
 
 /**
  * The API reference as a browser gets it from the Worker served by `wrangler dev` (static assets in
@@ -51,18 +52,7 @@ describe("GET /docs in Chromium", () => {
   // Swagger UI must render every operation under the page's Content-Security-Policy, with no CSP violation and no script error.
   it("renders the operations of /v0/openapi.json under the page CSP, with no violation and no error", async () => {
     const page = await browser.context.newPage();
-    const problems: string[] = [];
-    page.on("console", (m) => {
-      if (m.type() === "error" || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
-    });
-    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    page.on("response", (r) => {
-      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
-    });
-    // (a string: the test's TypeScript has no DOM types; init scripts are injected by the browser, not subject to the CSP)
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));",
-    );
+    const watch = await watchPage(page);
     const res = await page.goto(`${service.base}/docs`, { waitUntil: "networkidle" });
     expect(res?.status()).toBe(200);
     expect(res?.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
@@ -80,6 +70,6 @@ describe("GET /docs in Chromium", () => {
       .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string } }).getComputedStyle(el).display);
     expect(display).toBe("flex");
     await page.screenshot({ path: join(tmpdir(), "pathwise-docs-page.png") }); // for a person to look at
-    expect(problems).toEqual([]);
+    expect([...watch.consoleErrors.map((m) => `console: ${m}`), ...watch.pageErrors.map((m) => `page error: ${m}`), ...watch.failedResponses]).toEqual([]);
   });
 });

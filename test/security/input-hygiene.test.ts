@@ -1,6 +1,5 @@
-import { env, SELF } from "cloudflare:test";
+import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signAccessToken } from "../../src/auth/access-token";
 import { expectErrorBody, expectValidation } from "../foundation/fixture";
 import {
   type ApiResponse,
@@ -16,6 +15,7 @@ import {
   uniqueId,
 } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { freshAdminToken } from "../support/tutoring";
 
 /**
  * decisions.md "Input hygiene": request bodies are UTF-8 or 400; identifiers a partner chooses carry
@@ -33,7 +33,7 @@ beforeAll(async () => {
   li = await createInstance(p);
   reg = await register(p, (await createAccount(p)).id, li.id, "learner");
   const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
-    token: await admin(),
+    token: await freshAdminToken(p),
     body: { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] } },
   });
   expect(goal.status).toBe(201);
@@ -58,13 +58,6 @@ function withBytes(json: string, bytes: number[]): Uint8Array {
   const enc = new TextEncoder();
   return new Uint8Array([...enc.encode(before), ...bytes, ...enc.encode(after)]);
 }
-
-/** A fresh admin token per request: these tests send many requests to rate-limited endpoints. */
-const admin = () =>
-  signAccessToken(
-    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
-    env.TOKEN_SIGNING_KEY,
-  );
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
@@ -105,7 +98,10 @@ describe("request bodies must be valid UTF-8", () => {
     const failures: string[] = [];
     for (const [method, path, json] of bodies()) {
       for (const bytes of INVALID) {
-        const res = await sendBytes(method, path, withBytes(json, bytes), { Authorization: `Bearer ${await admin()}`, "Content-Type": "application/json" });
+        const res = await sendBytes(method, path, withBytes(json, bytes), {
+          Authorization: `Bearer ${await freshAdminToken(p)}`,
+          "Content-Type": "application/json",
+        });
         if (res.status !== 400) failures.push(`${method} ${path} ${bytes}: ${res.status} ${JSON.stringify(res.body)}`);
         else {
           expectErrorBody(res, 400);
@@ -115,13 +111,13 @@ describe("request bodies must be valid UTF-8", () => {
     }
     expect(failures).toEqual([]);
     // The Latin-1 id was not stored as "jos\uFFFD": that id is still free.
-    expect((await call("POST", "/v0/accounts", { token: await admin(), body: { external_user_id: "jos\uFFFD" } })).status).toBe(201);
+    expect((await call("POST", "/v0/accounts", { token: await freshAdminToken(p), body: { external_user_id: "jos\uFFFD" } })).status).toBe(201);
   });
 
   it("valid multi-byte UTF-8 (and a byte order mark) is accepted", async () => {
     const id = `José-名前-😀-${uniqueId()}`;
     const res = await sendBytes("POST", "/v0/accounts", new TextEncoder().encode(`\uFEFF${JSON.stringify({ external_user_id: id })}`), {
-      Authorization: `Bearer ${await admin()}`,
+      Authorization: `Bearer ${await freshAdminToken(p)}`,
       "Content-Type": "application/json",
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -266,7 +262,7 @@ describe("identifiers a partner chooses refuse control, bidi-formatting and zero
         const place = (f + k) % 3;
         const bad = (s: string) => (place === 0 ? ch + s : place === 1 ? s.slice(0, 2) + ch + s.slice(2) : s + ch);
         const [what, method, path, body, detail] = cases(bad)[f]!;
-        const res = await call(method, path, { token: await admin(), body });
+        const res = await call(method, path, { token: await freshAdminToken(p), body });
         const paths = ((res.body?.details ?? []) as Json[]).map((d) => d.path);
         if (res.status !== 400 || !paths.includes(detail)) failures.push(`${label} in ${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       }
@@ -276,7 +272,7 @@ describe("identifiers a partner chooses refuse control, bidi-formatting and zero
 
   it("a graph path parameter with a NUL is 400 with path.graph_id", async () => {
     await ensureDemoGraph(p);
-    const res = await call("GET", "/v0/graphs/gref-demo%00", { token: await admin() });
+    const res = await call("GET", "/v0/graphs/gref-demo%00", { token: await freshAdminToken(p) });
     expectValidation(res, "path.graph_id");
   });
 });
@@ -295,13 +291,13 @@ describe("names and free text: line breaks and tabs yes, the other control and f
     const failures: string[] = [];
     for (const [label, ch] of LAYOUT) {
       for (const [method, path, body] of named(`Week${ch}3`)) {
-        const res = await call(method, path, { token: await admin(), body });
+        const res = await call(method, path, { token: await freshAdminToken(p), body });
         if (res.status >= 300) failures.push(`${label} ${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
     }
     for (const [label, ch] of FORBIDDEN) {
       for (const [method, path, body, detail] of named(`Week${ch}3`)) {
-        const res = await call(method, path, { token: await admin(), body });
+        const res = await call(method, path, { token: await freshAdminToken(p), body });
         const paths = ((res.body?.details ?? []) as Json[]).map((d) => d.path);
         if (res.status !== 400 || !paths.includes(detail)) failures.push(`${label} ${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
@@ -324,14 +320,14 @@ describe("event times before 1970-01-01 are 400", () => {
           "body.events[0].interaction_end_time",
         ],
       ] as const) {
-        expectValidation(await call("POST", path, { token: await admin(), body }), detail);
+        expectValidation(await call("POST", path, { token: await freshAdminToken(p), body }), detail);
       }
     }
   });
 
   it("1970-01-01T00:00:00Z itself is accepted", async () => {
     const res = await call("POST", `/v0/registrations/${reg.id}/graded-events`, {
-      token: await admin(),
+      token: await freshAdminToken(p),
       body: { module_id: "mref-a1", interaction_end_time: "1970-01-01T00:00:00Z", is_correct: true },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(204);
@@ -345,15 +341,15 @@ describe("PUT of a learning instance naming its own graph", () => {
     const byUuid = await createInstance(p, { graph_id: graph.id, name: "By uuid" });
     for (const instance of [byLabel, byUuid]) {
       for (const graph_id of ["gref-demo", graph.id, graph.id.toUpperCase()]) {
-        const res = await call("PUT", `/v0/learning-instances/${instance.id}`, { token: await admin(), body: { graph_id, name: "Renamed" } });
+        const res = await call("PUT", `/v0/learning-instances/${instance.id}`, { token: await freshAdminToken(p), body: { graph_id, name: "Renamed" } });
         expect(res.status, `${instance.graph_id} -> ${graph_id}: ${JSON.stringify(res.body)}`).toBe(200);
         expect(res.body.graph_id).toBe(instance.graph_id);
       }
     }
-    const other = await call("POST", "/v0/graphs", { token: await admin(), body: demoGraph(`gref-other-${uniqueId()}`) });
+    const other = await call("POST", "/v0/graphs", { token: await freshAdminToken(p), body: demoGraph(`gref-other-${uniqueId()}`) });
     expect(other.status).toBe(201);
     for (const graph_id of [other.body.label, other.body.id, "gref-missing"]) {
-      const res = await call("PUT", `/v0/learning-instances/${byLabel.id}`, { token: await admin(), body: { graph_id } });
+      const res = await call("PUT", `/v0/learning-instances/${byLabel.id}`, { token: await freshAdminToken(p), body: { graph_id } });
       expectErrorBody(res, 422);
     }
   });

@@ -1,8 +1,7 @@
-import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signAccessToken } from "../../src/auth/access-token";
 import { call, createAccount, createInstance, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
+import { freshAdminToken } from "../support/tutoring";
 
 /** The operator diagnostics (docs/security.md): off unless OPERATOR_TOKEN is set, then only for that token. */
 
@@ -13,10 +12,7 @@ beforeAll(async () => {
   p = await newPartner("Operator");
   const li = await createInstance(p);
   regId = (await register(p, (await createAccount(p)).id, li.id, "learner")).id;
-  const token = await signAccessToken(
-    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
-    env.TOKEN_SIGNING_KEY,
-  );
+  const token = await freshAdminToken(p);
   const t = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
   const res = await call("POST", `/v0/registrations/${regId}/batch-events`, {
     token,

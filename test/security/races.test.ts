@@ -1,13 +1,13 @@
 import { env } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signAccessToken } from "../../src/auth/access-token";
 import { openDb } from "../../src/db/client";
 import { goals, registrations } from "../../src/db/schema";
 import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
 import { eventCount } from "../support/registration-object";
+import { freshAdminToken } from "../support/tutoring";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a learning instance being deleted accepts no
@@ -20,13 +20,6 @@ let p: Partner;
 beforeAll(async () => {
   p = await newPartner("Races");
 });
-
-/** A valid admin token minted directly (its own rate-limit windows). */
-const freshToken = () =>
-  signAccessToken(
-    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
-    env.TOKEN_SIGNING_KEY,
-  );
 
 const liveRowsIn = async (liId: string) => ({
   registrations: await db()
@@ -53,13 +46,16 @@ describe("create racing a learning-instance delete", () => {
     const racingDb = interceptD1(env.DB, {
       async before(sql) {
         if (!deleted && new RegExp(`^insert into "${table}"`, "i").test(sql)) {
-          deleted = await fetchWith({}, `/v0/learning-instances/${liId}`, { method: "DELETE", headers: { Authorization: `Bearer ${await freshToken()}` } });
+          deleted = await fetchWith({}, `/v0/learning-instances/${liId}`, {
+            method: "DELETE",
+            headers: { Authorization: `Bearer ${await freshAdminToken(p)}` },
+          });
         }
       },
     });
     const res = await fetchWith({ DB: racingDb }, path, {
       method: "POST",
-      headers: { Authorization: `Bearer ${await freshToken()}`, "Content-Type": "application/json" },
+      headers: { Authorization: `Bearer ${await freshAdminToken(p)}`, "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
     expect(deleted?.status, "the DELETE ran inside the create").toBe(204);
@@ -93,7 +89,7 @@ describe("create racing a learning-instance delete", () => {
     for (let round = 0; round < 5; round++) {
       const li = await createInstance(p);
       await register(p, accounts[0]!.id, li.id, "learner");
-      const tokens = await Promise.all(Array.from({ length: 13 }, () => freshToken()));
+      const tokens = await Promise.all(Array.from({ length: 13 }, () => freshAdminToken(p)));
       const creates = accounts
         .slice(1)
         .map((a, i) =>
@@ -115,7 +111,7 @@ describe("create racing a learning-instance delete", () => {
         expect([201, 404], `${kind}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
         if (r.status !== 201) continue;
         const path = kind === "goal" ? `/v0/learning-instances/${li.id}/scoped-goals/${r.body.id}` : `/v0/registrations/${r.body.id}`;
-        const after = await call("GET", path, { token: await freshToken() });
+        const after = await call("GET", path, { token: await freshAdminToken(p) });
         if (after.status !== 404) leaks.push(`round ${round}: ${kind} ${r.body.id} answers ${after.status} after the delete`);
       }
       const live = await liveRowsIn(li.id);
@@ -135,7 +131,7 @@ describe("an Idempotency-Key retry answers the first outcome before validating a
     });
     expect(goal.status).toBe(201);
     const request = {
-      token: await freshToken(),
+      token: await freshAdminToken(p),
       headers: { "Idempotency-Key": `k-${crypto.randomUUID()}` },
       body: { module_id: "mref-a1", interaction_end_time: new Date(Date.now() - 60_000).toISOString(), is_correct: true, goal_id: goal.body.id },
     };
@@ -160,9 +156,13 @@ describe("an Idempotency-Key retry answers the first outcome before validating a
       goal_id: goal2.body.id,
       events: [{ type: "graded-events", module_id: "mref-b1", interaction_end_time: request.body.interaction_end_time, is_correct: false }],
     };
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshToken(), headers: batchKey, body: batch })).status).toBe(204);
+    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), headers: batchKey, body: batch })).status).toBe(
+      204,
+    );
     await call("DELETE", `/v0/learning-instances/${li.id}/scoped-goals/${goal2.body.id}`, { token: p.adminToken });
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshToken(), headers: batchKey, body: batch })).status).toBe(204);
+    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), headers: batchKey, body: batch })).status).toBe(
+      204,
+    );
     expect(await eventCount(reg.id)).toBe(3); // event, focus, event
   });
 });

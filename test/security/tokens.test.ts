@@ -1,12 +1,11 @@
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyAccessToken } from "../../src/auth/access-token";
 import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
-import type { TokenGate } from "../../src/objects/token-gate";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
-import { type ApiResponse, call, createAccount, tokenRequest as grant, newPartner, type Partner } from "../support/api";
+import { call, createAccount, newPartner, type Partner } from "../support/api";
+import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../support/tokens";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a client is never locked out by the live-token
@@ -19,33 +18,10 @@ const MAX = MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT;
 const HOUR = 3_600_000;
 const db = () => openDb(env.DB);
 
-let ipCounter = 0;
-function tokenRequest(p: Partner, form: Record<string, string>): Promise<ApiResponse> {
-  return grant(p.client_id, p.client_secret, form, `198.18.0.${++ipCounter % 250}`);
-}
-
-async function jtiOf(token: string): Promise<string> {
-  const verified = await verifyAccessToken(token, env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
-  if (!verified.ok) throw new Error("token");
-  return verified.claims.jti;
-}
-
-async function revokedInGate(jti: string): Promise<boolean> {
-  return runInDurableObject(env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti)), (_: TokenGate, state) => state.storage.kv.get("revoked") === true);
-}
+const tokenRequest = tokenRequestsFrom("198.18.0.");
 
 const liveJtis = async (accountId: string) =>
   (await db().select().from(accessTokens).where(eq(accessTokens.accountId, accountId)).all()).filter((r) => r.expiresAt > Date.now()).map((r) => r.jti);
-
-async function fillLiveTokens(accountId: string, n: number, expiresAt: number): Promise<string[]> {
-  const jtis = Array.from({ length: n }, () => crypto.randomUUID());
-  for (let i = 0; i < jtis.length; i += 30) {
-    await db()
-      .insert(accessTokens)
-      .values(jtis.slice(i, i + 30).map((jti) => ({ jti, accountId, expiresAt })));
-  }
-  return jtis;
-}
 
 let p: Partner;
 beforeAll(async () => {
@@ -58,7 +34,7 @@ describe(`beyond ${MAX} live access tokens the oldest is retired, never the new 
     const oldest = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
     expect(oldest.status).toBe(200);
     // 99 younger live tokens (later expiry): the real one above is the oldest of 100
-    await fillLiveTokens(account.id, MAX - 1, Date.now() + 2 * HOUR);
+    await insertLiveTokens(account.id, MAX - 1, Date.now() + 2 * HOUR);
     expect((await call("GET", "/v0/accounts/current", { token: oldest.body.access_token })).status).toBe(200);
 
     const next = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
@@ -74,7 +50,7 @@ describe(`beyond ${MAX} live access tokens the oldest is retired, never the new 
 
   it("many requests beyond the cap each succeed; the live count never ends above the cap", async () => {
     const account = await createAccount(p);
-    await fillLiveTokens(account.id, MAX, Date.now() + HOUR);
+    await insertLiveTokens(account.id, MAX, Date.now() + HOUR);
     for (let i = 0; i < 5; i++) {
       const res = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
       expect(res.status).toBe(200);
@@ -94,7 +70,7 @@ describe("a refresh grant retires the access token issued with the refresh token
     expect((await call("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(200);
     expect(await liveJtis(account.id)).toEqual([await jtiOf(refreshed.body.access_token)]);
     // and a refresh at the cap is never refused
-    await fillLiveTokens(account.id, MAX, Date.now() + HOUR);
+    await insertLiveTokens(account.id, MAX, Date.now() + HOUR);
     const again = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
     expect((await call("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(401);

@@ -56,6 +56,16 @@ export function goal(index: GraphIndex, body: Partial<GoalBodyLike> & { remediat
   );
 }
 
+/** The learner event of an answer on `module` (ungraded when `correct` is undefined) at `timeMs`. */
+export function eventFor(index: GraphIndex, module: string, correct: boolean | undefined, timeMs: number) {
+  const m = index.graph.modules[index.moduleByLabel.get(module) as number];
+  if (!m) throw new Error(`no module ${module}`);
+  const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
+  return correct === undefined
+    ? { kind: "ungraded" as const, itemKey: module, objectives, timeMs }
+    : { kind: "graded" as const, itemKey: module, objectives, correct, timeMs };
+}
+
 /** A learner: the learner state and tutor state the RegistrationObject keeps, and the events applied. */
 export class Learner {
   state: LearnerState = initialLearnerState(SERVICE_PARAMS);
@@ -65,15 +75,8 @@ export class Learner {
   constructor(readonly index: GraphIndex) {}
 
   answer(module: string, correct?: boolean): void {
-    const m = this.index.graph.modules[this.index.moduleByLabel.get(module) as number];
-    if (!m) throw new Error(`no module ${module}`);
-    const objectives = m.objectives.map((o) => this.index.graph.objectives[o] as string);
     this.t += 30_000;
-    const event =
-      correct === undefined
-        ? { kind: "ungraded" as const, itemKey: module, objectives, timeMs: this.t }
-        : { kind: "graded" as const, itemKey: module, objectives, correct, timeMs: this.t };
-    applyTutoredEvent(this.state, this.tutor, SERVICE_PARAMS, modelGraphFor(this.index), event);
+    applyTutoredEvent(this.state, this.tutor, SERVICE_PARAMS, modelGraphFor(this.index), eventFor(this.index, module, correct, this.t));
     this.events.push({ module, ...(correct === undefined ? {} : { correct }) });
   }
 

@@ -13,7 +13,7 @@ import {
   recommend,
 } from "../../../src/policy";
 import { modelGraphFor } from "../../../src/policy/model-graph";
-import { goal, graph, Learner } from "./fixture";
+import { eventFor, goal, graph, Learner } from "./fixture";
 
 const index = graph();
 const isInstruction = (m: string) => m.endsWith("-read");
@@ -256,7 +256,7 @@ describe("status and progress", () => {
 });
 
 describe("tutor state", () => {
-  it("is a deterministic function of the event sequence (replay equals the incremental state)", () => {
+  it("is a deterministic function of the event sequence (applied again from the recorded events, it is the same)", () => {
     const l = new Learner(index);
     l.practise("c", false, 2);
     l.answer("mref-c-read");
@@ -266,14 +266,8 @@ describe("tutor state", () => {
     const tutor = initialTutorState();
     let t = Date.UTC(2026, 0, 5);
     for (const e of l.events) {
-      const m = index.graph.modules[index.moduleByLabel.get(e.module) as number]!;
-      const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
       t += 30_000;
-      const event =
-        e.correct === undefined
-          ? { kind: "ungraded" as const, itemKey: e.module, objectives, timeMs: t }
-          : { kind: "graded" as const, itemKey: e.module, objectives, correct: e.correct, timeMs: t };
-      applyTutoredEvent(state, tutor, SERVICE_PARAMS, modelGraphFor(index), event);
+      applyTutoredEvent(state, tutor, SERVICE_PARAMS, modelGraphFor(index), eventFor(index, e.module, e.correct, t));
     }
     expect(JSON.parse(JSON.stringify(tutor))).toEqual(JSON.parse(JSON.stringify(l.tutor)));
     expect(JSON.parse(JSON.stringify(state))).toEqual(JSON.parse(JSON.stringify(l.state)));
