@@ -2,22 +2,16 @@
 // docs/dashboard.md (docs/dashboard-desktop.png, docs/dashboard-phone.png). Starts its own Worker under
 // `wrangler dev` (a private state directory and port), seeds the demo data `npm start` seeds, and opens
 // the link `npm start` prints in headless Chromium.
-import { createPathwiseClient } from "../client";
 import { launchChromium } from "./lib/browser";
 import { startLocalService } from "./lib/local-service";
-import { seedDemo } from "./lib/seed-demo";
+import { dashboardLink, seedDemo } from "./lib/seed-demo";
 
 const service = await startLocalService();
 try {
   const seeded = await seedDemo(service.base, service.credentials);
   // predicted scores read the account projections, merged through the projections queue (10 s batches)
   await new Promise((r) => setTimeout(r, 20_000));
-  const pw = createPathwiseClient({
-    baseUrl: service.base,
-    credentials: { clientId: service.credentials.client_id, clientSecret: service.credentials.client_secret },
-    scope: "demo-instructor",
-  });
-  const url = `${service.base}/dashboard?instance=${seeded.learning_instance_id}#token=${await pw.accessToken()}`;
+  const url = await dashboardLink(service.base, service.credentials, seeded);
   const chromium = await launchChromium();
   try {
     const page = await chromium.context.newPage();

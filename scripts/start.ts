@@ -6,17 +6,14 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createPathwiseClient } from "../client";
 import type { PartnerCredentials } from "../src/services/partners";
-import { seedDemo } from "./lib/seed-demo";
+import { dashboardLink, seedDemo } from "./lib/seed-demo";
 import { d1Query, wrangler, wranglerEnv } from "./lib/wrangler";
 import { createPartner } from "./partner";
 
 const PORT = Number(process.env.PORT ?? 8787);
 const BASE = `http://localhost:${PORT}`;
 const DEMO_FILE = ".wrangler/demo-partner.json";
-/** the external_user_id scripts/lib/seed-demo.ts gives the demo class's instructor */
-const DEMO_INSTRUCTOR = "demo-instructor";
 
 function ensureDevVars(): void {
   const existing = existsSync(".dev.vars") ? readFileSync(".dev.vars", "utf8") : "";
@@ -79,7 +76,7 @@ async function main() {
     writeFileSync(DEMO_FILE, JSON.stringify(state, null, 2));
   }
   const c = state.credentials;
-  const dashboard = await dashboardLink(c, state.seeded);
+  const dashboard = await dashboardLink(BASE, c, state.seeded);
   console.log(`
 Pathwise is running on ${BASE}   (API docs: ${BASE}/docs)${multiplier ? `   RATE_LIMIT_MULTIPLIER=${multiplier}` : ""}
 
@@ -97,12 +94,6 @@ Instructor dashboard of the demo class (a fresh demo-instructor token, valid for
 Get an admin token:
   curl -s -u '${c.client_id}:${c.client_secret}' -d grant_type=client_credentials -d scope=${c.admin_external_user_id} ${BASE}/v0/oauth/token
 `);
-}
-
-/** /dashboard?instance=<demo class>#token=<a new token of the demo instructor> (docs/dashboard.md). */
-async function dashboardLink(c: PartnerCredentials, seeded: Record<string, unknown>): Promise<string> {
-  const pw = createPathwiseClient({ baseUrl: BASE, credentials: { clientId: c.client_id, clientSecret: c.client_secret }, scope: DEMO_INSTRUCTOR });
-  return `${BASE}/dashboard?instance=${seeded.learning_instance_id}#token=${await pw.accessToken()}`;
 }
 
 main().catch((error: unknown) => {

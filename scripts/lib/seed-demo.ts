@@ -15,6 +15,14 @@ async function api(base: string, token: string, method: string, path: string, bo
   return json ?? {};
 }
 
+/** The demo class's instructor (external_user_id): the account the dashboard link acts for. */
+export const DEMO_INSTRUCTOR = "demo-instructor";
+
+/** /dashboard?instance=<the demo class>#token=<a new token of the demo instructor> (docs/dashboard.md). */
+export async function dashboardLink(base: string, c: PartnerCredentials, seeded: Record<string, unknown>): Promise<string> {
+  return `${base}/dashboard?instance=${seeded.learning_instance_id}#token=${await tokenFor(base, c, DEMO_INSTRUCTOR)}`;
+}
+
 export async function tokenFor(base: string, c: PartnerCredentials, scope: string): Promise<string> {
   const res = await fetch(`${base}/v0/oauth/token`, {
     method: "POST",
@@ -29,7 +37,7 @@ export async function tokenFor(base: string, c: PartnerCredentials, scope: strin
 export async function seedDemo(base: string, c: PartnerCredentials): Promise<Record<string, unknown>> {
   const token = await tokenFor(base, c, c.admin_external_user_id);
   const graph = await api(base, token, "POST", "/v0/graphs", JSON.parse(readFileSync(SAMPLE_GRAPH, "utf8")));
-  const instructor = await api(base, token, "POST", "/v0/accounts", { external_user_id: "demo-instructor" });
+  const instructor = await api(base, token, "POST", "/v0/accounts", { external_user_id: DEMO_INSTRUCTOR });
   const learners = [];
   for (let i = 1; i <= DEMO_CLASS.length; i++) {
     learners.push(await api(base, token, "POST", "/v0/accounts", { external_user_id: `demo-learner-${i}` }));

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { createPathwiseClient, type PathwiseClient } from "../../client";
 import { type Chromium, launchChromium } from "../../scripts/lib/browser";
 
-import { seedDemo } from "../../scripts/lib/seed-demo";
+import { DEMO_INSTRUCTOR, seedDemo } from "../../scripts/lib/seed-demo";
 import { type PageWatch, watchPage } from "./page-watch";
 
 /**
@@ -37,7 +37,7 @@ async function open(token: string, width = 1280): Promise<Page> {
 beforeAll(async () => {
   seeded = await seedDemo(service.base, service.credentials);
   const credentials = { clientId: service.credentials.client_id, clientSecret: service.credentials.client_secret };
-  instructor = createPathwiseClient({ baseUrl: service.base, credentials, scope: "demo-instructor" });
+  instructor = createPathwiseClient({ baseUrl: service.base, credentials, scope: DEMO_INSTRUCTOR });
   instructorToken = await instructor.accessToken();
   learnerToken = await instructor.as("demo-learner-1").accessToken();
   chromium = await launchChromium();
