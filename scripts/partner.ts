@@ -11,9 +11,9 @@ function usage(message?: string): never {
   process.exit(2);
 }
 
-export async function createPartner(name: string, target: Target, persistTo?: string) {
-  const { partner, admin, credentials } = await newPartnerRecords(name);
-  const sql = [
+/** The SQL that stores a new partner and its admin account (the records of newPartnerRecords). */
+export function partnerSql({ partner, admin }: Awaited<ReturnType<typeof newPartnerRecords>>): string {
+  return [
     `INSERT INTO partners (id, name, client_id, client_secret_hash, admin_account_id, created_at) VALUES (${[
       partner.id,
       partner.name,
@@ -35,8 +35,12 @@ export async function createPartner(name: string, target: Target, persistTo?: st
       .map(sqlLiteral)
       .join(", ")});`,
   ].join("\n");
-  d1Execute(sql, target, persistTo);
-  return credentials;
+}
+
+export async function createPartner(name: string, target: Target, persistTo?: string) {
+  const records = await newPartnerRecords(name);
+  d1Execute(partnerSql(records), target, persistTo);
+  return records.credentials;
 }
 
 async function main() {

@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from "miniflare";
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wrangler";
+import { sparePort } from "../../scripts/lib/local-service";
+import { partnerSql } from "../../scripts/partner";
 import { newPartnerRecords, type PartnerCredentials } from "../../src/services/partners";
 import type { Bundles } from "./build";
 
@@ -22,24 +24,6 @@ export interface Server {
   /** the workerd processes of this run (children of this process) */
   pids: number[];
   stop(): Promise<void>;
-}
-
-async function freePorts(n: number): Promise<number[]> {
-  const { createServer } = await import("node:net");
-  const ports: number[] = [];
-  for (let i = 0; i < n; i++) {
-    ports.push(
-      await new Promise<number>((resolve, reject) => {
-        const srv = createServer();
-        srv.listen(0, "127.0.0.1", () => {
-          const { port } = srv.address() as { port: number };
-          srv.close(() => resolve(port));
-        });
-        srv.on("error", reject);
-      }),
-    );
-  }
-  return ports;
 }
 
 /** Process ids of every workerd process descending from this process. */
@@ -82,7 +66,7 @@ export async function startServer(bundles: Bundles, persistDir: string, options:
   const queueConsumers = Object.fromEntries(
     Object.entries(appOptions.queueConsumers as Record<string, Record<string, unknown>>).map(([q, c]) => [q, { ...c, maxBatchTimeout: 1 }]),
   );
-  const [appPort, helloPort, floorPort] = (await freePorts(3)) as [number, number, number];
+  const [appPort, helloPort, floorPort] = [await sparePort(), await sparePort(), await sparePort()] as [number, number, number];
   const d1Id = Object.values(workerOptions.d1Databases as Record<string, { id: string }>)[0]?.id ?? "DB";
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -131,15 +115,9 @@ export async function startServer(bundles: Bundles, persistDir: string, options:
     const statements = unstable_splitSqlQuery(readFileSync(join(ROOT, "migrations", file), "utf8"));
     await db.batch(statements.map((s) => db.prepare(s)));
   }
-  const { partner, admin, credentials } = await newPartnerRecords("Throughput bench");
-  await db.batch([
-    db
-      .prepare("INSERT INTO partners (id, name, client_id, client_secret_hash, admin_account_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .bind(partner.id, partner.name, partner.clientId, partner.clientSecretHash, partner.adminAccountId, partner.createdAt),
-    db
-      .prepare("INSERT INTO accounts (id, partner_id, external_user_id, entitlements, disabled_at, created_at) VALUES (?, ?, ?, ?, NULL, ?)")
-      .bind(admin.id, admin.partnerId, admin.externalUserId, JSON.stringify(admin.entitlements), admin.createdAt),
-  ]);
+  const records = await newPartnerRecords("Throughput bench");
+  await db.batch(unstable_splitSqlQuery(partnerSql(records)).map((s) => db.prepare(s)));
+  const { credentials } = records;
   return {
     mf,
     app: `http://127.0.0.1:${appPort}`,
