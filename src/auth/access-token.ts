@@ -20,14 +20,14 @@ export interface TokenClaims {
 
 const PREFIX = "pw1";
 const encoder = new TextEncoder();
-const keys = new Map<string, Promise<CryptoKey>>();
+/** Imported keys, resolved values only (never a promise another request started: src/lib/in-flight.ts). */
+const keys = new Map<string, CryptoKey>();
 
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-    keys.set(secret, key);
-  }
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  const known = keys.get(secret);
+  if (known) return known;
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  keys.set(secret, key);
   return key;
 }
 

@@ -3,7 +3,7 @@ import type { z } from "@hono/zod-openapi";
  * Knowledge graph storage: ingest and additive update of graph documents, their versions, and the
  * stored forms of each version (the GET body and the compact RuntimeGraph), cut into parts because
  * a D1 value is limited to about 2 MB. `loadRuntimeGraph` caches parsed and indexed versions per
- * isolate, so a Durable Object or Worker isolate reads and parses each version once.
+ * isolate (resolved values only), so a Durable Object or Worker isolate parses each version once.
  */
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
@@ -163,7 +163,7 @@ async function storeVersion(db: Db, row: GraphRow, doc: GraphDocument, counts: G
     }),
     ...blobRows.map((b) => db.insert(graphBlobs).values(b)),
   ]);
-  remember(row.id, row.version, Promise.resolve(indexGraph(runtime)));
+  remember(row.id, row.version, indexGraph(runtime));
 }
 
 function isConstraintError(err: unknown): boolean {
@@ -215,48 +215,34 @@ export async function listGraphs(db: Db, partnerId: string, offset: number, limi
 
 // --- the in-isolate cache of parsed runtime graphs ---
 
-interface CacheEntry {
-  graph: Promise<GraphIndex | undefined>;
-  /** modules of the loaded graph (0 while loading) */
-  weight: number;
-}
+/**
+ * Only parsed, resolved graphs are shared across the isolate: every Durable Object of a class and
+ * every Worker request may run in one isolate, and a promise of a read started in another object's
+ * or request's context must never be awaited (if that context goes away first, the waiter's work
+ * continues in the wrong context or not at all). A caller that misses reads for itself; concurrent
+ * misses inside one object are merged by that object's own `InFlight`.
+ */
+const cache = new Map<string, { graph: GraphIndex; weight: number }>();
 
-const cache = new Map<string, CacheEntry>();
-
-function remember(graphId: string, version: number, graph: Promise<GraphIndex | undefined>) {
+function remember(graphId: string, version: number, graph: GraphIndex): GraphIndex {
   const key = `${graphId}@${version}`;
-  const entry: CacheEntry = { graph, weight: 0 };
+  // Another caller may have parsed the same version meanwhile: keep one copy (memos key on it).
+  const kept = cache.get(key)?.graph ?? graph;
   cache.delete(key);
-  cache.set(key, entry);
-  graph.then(
-    (loaded) => {
-      if (cache.get(key) !== entry) return;
-      if (!loaded) cache.delete(key);
-      else {
-        entry.weight = loaded.graph.modules.length;
-        evict();
-      }
-    },
-    () => {
-      if (cache.get(key) === entry) cache.delete(key);
-    },
-  );
-  evict();
-}
-
-function evict() {
+  cache.set(key, { graph: kept, weight: kept.graph.modules.length });
   let total = 0;
   for (const e of cache.values()) total += e.weight;
-  for (const [key, e] of cache) {
+  for (const [k, e] of cache) {
     if (cache.size <= 1 || (total <= CACHE_MAX_MODULES && cache.size <= CACHE_MAX_ENTRIES)) break;
-    cache.delete(key);
+    cache.delete(k);
     total -= e.weight;
   }
+  return kept;
 }
 
 /**
  * The indexed runtime form of a graph version (latest when `version` is omitted), read and parsed
- * once per isolate and version; concurrent callers share one read. Undefined if there is none.
+ * once per isolate and version (a caller that misses reads it itself). Undefined if there is none.
  */
 export async function loadRuntimeGraph(db: Db, graphUuid: string, version?: number): Promise<GraphIndex | undefined> {
   const id = graphUuid.toLowerCase();
@@ -270,9 +256,9 @@ export async function loadRuntimeGraph(db: Db, graphUuid: string, version?: numb
     cache.set(key, hit);
     return hit.graph;
   }
-  const loading = readBlob(db, id, v, "runtime").then((text) => (text === undefined ? undefined : parseStoredRuntime(text)));
-  remember(id, v, loading);
-  return loading;
+  const text = await readBlob(db, id, v, "runtime");
+  if (text === undefined) return undefined;
+  return cache.get(key)?.graph ?? remember(id, v, parseStoredRuntime(text));
 }
 
 /** The stored runtime text (joined parts) -> indexed graph: what a Durable Object pays once per version. */

@@ -25,20 +25,19 @@ export interface ModelUpdateMessage {
 /** How long an isolate trusts its copy of a graph's item parameters before reading them again. */
 export const ITEM_PARAMS_TTL_MS = 60_000;
 
-const cache = new Map<string, { at: number; items: Promise<Record<string, ItemEntry>> }>();
+/** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */
+const cache = new Map<string, { at: number; items: Record<string, ItemEntry> }>();
 
 /** A graph's refined item parameters (module label -> model item entry), cached per isolate for a minute. */
-export function loadItemParams(db: Db, graphUuid: string, nowMs = Date.now()): Promise<Record<string, ItemEntry>> {
+export async function loadItemParams(db: Db, graphUuid: string, nowMs = Date.now()): Promise<Record<string, ItemEntry>> {
   const hit = cache.get(graphUuid);
   if (hit && nowMs - hit.at < ITEM_PARAMS_TTL_MS) return hit.items;
-  const items = db
-    .select()
-    .from(itemParams)
-    .where(eq(itemParams.graphId, graphUuid))
-    .all()
-    .then((rows) => Object.fromEntries(rows.map((r) => [r.module, [r.easiness, r.difficulty, r.observations, r.shift] as ItemEntry])));
+  const rows = await db.select().from(itemParams).where(eq(itemParams.graphId, graphUuid)).all();
+  const items = Object.fromEntries(rows.map((r) => [r.module, [r.easiness, r.difficulty, r.observations, r.shift] as ItemEntry]));
+  // A caller that read later may have stored its copy first: keep the later one.
+  const stored = cache.get(graphUuid);
+  if (stored && stored.at >= nowMs) return stored.items;
   cache.set(graphUuid, { at: nowMs, items });
-  items.catch(() => cache.delete(graphUuid));
   return items;
 }
 

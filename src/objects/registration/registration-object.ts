@@ -3,6 +3,7 @@ import { type ActivityEvent, summarizeActivity, summaryCovers } from "../../anal
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
+import { InFlight } from "../../lib/in-flight";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
@@ -48,6 +49,9 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
   readonly #analytics: AnalyticsStore;
+  /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
+  readonly #graphLoads = new InFlight<GraphIndex | undefined>();
+  readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -72,7 +76,7 @@ export class RegistrationObject extends DurableObject<Env> {
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
-    const items = await loadItemParams(db, request.graphUuid, request.nowMs);
+    const items = await this.#items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in, so the idempotency key is looked up again.
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
@@ -149,7 +153,7 @@ export class RegistrationObject extends DurableObject<Env> {
     const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
     if (request.metric === "readiness-forecast") return readinessValues(state, this.#analytics.activity(), goals, request.nowMs);
     const graph = await this.#graph(request.graph.uuid, request.graph.version);
-    const ctx = metricContext(graph, await loadItemParams(openDb(this.env.DB), request.graph.uuid, request.nowMs), request.nowMs);
+    const ctx = metricContext(graph, await this.#items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
     if (request.metric === "proficiency") return proficiencyValues(state, prepared, request.objectiveIds, ctx);
     return expectedScoreValues(state, prepared, ctx);
@@ -290,9 +294,13 @@ export class RegistrationObject extends DurableObject<Env> {
   }
 
   async #graph(graphUuid: string, version: number): Promise<GraphIndex> {
-    const graph = await loadRuntimeGraph(openDb(this.env.DB), graphUuid, version);
+    const graph = await this.#graphLoads.run(`${graphUuid}@${version}`, () => loadRuntimeGraph(openDb(this.env.DB), graphUuid, version));
     if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
     return graph;
+  }
+
+  #items(graphUuid: string, nowMs: number): Promise<Record<string, ItemEntry>> {
+    return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
   }
 }
 
