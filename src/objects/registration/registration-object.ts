@@ -11,13 +11,16 @@ import { unknownGoals } from "../../services/events";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
+import { type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
+import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
 import { Outbox } from "./outbox";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
+import { pruneLog, replayStart } from "./retention";
 import type {
   AuditPage,
   AuditState,
@@ -55,7 +58,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage);
+    if (!isErased(ctx.storage)) migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
     this.#model = new ModelStateStore(ctx.storage.kv);
@@ -66,6 +69,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    if (isErased(this.ctx.storage)) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
@@ -74,11 +78,13 @@ export class RegistrationObject extends DurableObject<Env> {
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
+    if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
     const items = await this.#items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
-    // awaits above let another request in, so the idempotency key is looked up again.
+    // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
+    if (isErased(this.ctx.storage)) return ERASED;
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
@@ -171,6 +177,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * so an operator can check what a registration holds (the soak test checks exactly-once with it).
    */
   auditEvents(afterSeq: number, limit: number): AuditPage {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     const rows = this.#log.page(afterSeq, limit);
     const events = rows.map((r) => ({
       seq: r.seq,
@@ -192,8 +199,43 @@ export class RegistrationObject extends DurableObject<Env> {
     return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
+  /** Data lifecycle (docs/privacy.md): deletes all of the object's storage, leaving a tombstone (./erasure.ts). */
+  erase(): Promise<ErasedCounts> {
+    return eraseStorage(this.ctx.storage);
+  }
+
+  /** Data lifecycle: a page of the stored events for an export (./export.ts). */
+  exportEvents(afterSeq: number, limit: number): ExportPage {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
+    return exportPage(this.ctx.storage, afterSeq, limit);
+  }
+
+  /** Data lifecycle: removes the events received before `cutoffMs`, keeping the state they led to (./retention.ts). */
+  async applyRetention(cutoffMs: number): Promise<number> {
+    if (isErased(this.ctx.storage)) return 0;
+    await this.#ensureStateMatchesParams();
+    const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid") ?? "";
+    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(graphUuid, version));
+  }
+
+  /**
+   * Data lifecycle: publishes a full snapshot of the beliefs again (after an instance erasure removed
+   * the account's projection, the account's other registrations rebuild it). False when it never published.
+   */
+  async republishProjection(): Promise<boolean> {
+    await this.#ensureStateMatchesParams();
+    const identity = this.#identity();
+    if (!identity.accountId) return false;
+    this.ctx.storage.transactionSync(() =>
+      this.#outbox.addProjection(this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published())),
+    );
+    await this.#armOutbox();
+    return true;
+  }
+
   /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
   override async alarm(): Promise<void> {
+    if (isErased(this.ctx.storage)) return;
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext(this.env, registrationId);
     if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
@@ -253,6 +295,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
@@ -270,7 +313,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
-    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
   }
 
   /** The outbox is sent by the alarm, off the response path; it retries until the queue takes it. */
@@ -303,6 +346,8 @@ export class RegistrationObject extends DurableObject<Env> {
     return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
   }
 }
+
+const ERASED: IngestOutcome = { ok: false, status: 404, message: "Registration not found.", details: [], replayed: false };
 
 /** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
 function canonicalJson(value: unknown): string {
