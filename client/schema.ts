@@ -379,6 +379,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/xapi/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send one xAPI statement with its id
+         * @description One xAPI 1.0.x statement whose id is `statementId` (xAPI 7.2.1; a different `id` in the body is 400). Each statement becomes a graded event (`result.success` present) or an ungraded event on the module `object.id` names, for the registration `context.registration` names; `actor.account.name` must be that registration's account `external_user_id` (the mapping: docs/xapi.md). The statements are validated together and stored all or nothing, and applied to the learner model before the answer, exactly as event posts. A statement id is stored once: the same statement sent again changes nothing, the same id with another statement is 409. Refusals name each statement's problem in `details` (`body[3].object.id`). Voiding is 501; the statement query API and the document resources answer 501 too. Each request counts once in the batch-events window of every registration its statements name (15 a minute per token and registration).
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["putXapiStatement"];
+        /**
+         * Send xAPI statements
+         * @description One xAPI 1.0.x statement or an array of up to 500 (xAPI 7.2.2); answers their ids in order. Each statement becomes a graded event (`result.success` present) or an ungraded event on the module `object.id` names, for the registration `context.registration` names; `actor.account.name` must be that registration's account `external_user_id` (the mapping: docs/xapi.md). The statements are validated together and stored all or nothing, and applied to the learner model before the answer, exactly as event posts. A statement id is stored once: the same statement sent again changes nothing, the same id with another statement is 409. Refusals name each statement's problem in `details` (`body[3].object.id`). Voiding is 501; the statement query API and the document resources answer 501 too. Each request counts once in the batch-events window of every registration its statements name (15 a minute per token and registration).
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postXapiStatements"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/graphs/validate": {
         parameters: {
             query?: never;
@@ -1127,6 +1155,127 @@ export interface components {
                 /** @enum {string} */
                 type: "recommendation-followed";
             }))[];
+        };
+        /**
+         * @description The statement ids, in the order of the statements sent (generated ids included)
+         * @example [
+         *       "6b0f8d5e-1c52-4a3f-9f53-0c8d6b1f2a77"
+         *     ]
+         */
+        XapiStatementIds: string[];
+        /** @description One statement, or an array of 1 to 500: validated together and stored all or nothing. */
+        XapiStatements: components["schemas"]["XapiStatement"] | components["schemas"]["XapiStatement"][];
+        /**
+         * @description An xAPI 1.0.x statement; docs/xapi.md maps each field to a graded or ungraded event.
+         * @example {
+         *       "id": "6b0f8d5e-1c52-4a3f-9f53-0c8d6b1f2a77",
+         *       "actor": {
+         *         "objectType": "Agent",
+         *         "account": {
+         *           "homePage": "https://lms.example.edu",
+         *           "name": "student-4711"
+         *         }
+         *       },
+         *       "verb": {
+         *         "id": "http://adlnet.gov/expapi/verbs/answered",
+         *         "display": {
+         *           "en-US": "answered"
+         *         }
+         *       },
+         *       "object": {
+         *         "objectType": "Activity",
+         *         "id": "https://lms.example.edu/activities/mref-one-step-eq-q1"
+         *       },
+         *       "result": {
+         *         "success": true,
+         *         "duration": "PT42S"
+         *       },
+         *       "context": {
+         *         "registration": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"
+         *       },
+         *       "timestamp": "2027-01-05T15:04:00Z"
+         *     }
+         */
+        XapiStatement: {
+            /**
+             * Format: uuid
+             * @description The statement id (generated when absent): a statement is stored once per id
+             */
+            id?: string;
+            /** @description An Agent identified by `account` (mbox, mbox_sha1sum and openid are refused: Pathwise keeps no e-mail addresses) */
+            actor: {
+                /** @enum {string} */
+                objectType?: "Agent" | "Group";
+                name?: string;
+                account?: {
+                    /**
+                     * @description The partner's system (not checked)
+                     * @example https://lms.example.edu
+                     */
+                    homePage: string;
+                    /**
+                     * @description The Pathwise account's `external_user_id` (must be that of the registration's account)
+                     * @example student-4711
+                     */
+                    name: string;
+                };
+                mbox?: string;
+                mbox_sha1sum?: string;
+                openid?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            verb: {
+                /** @example http://adlnet.gov/expapi/verbs/answered */
+                id: string;
+                display?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            object: {
+                /** @description Activity (or absent); other object types are refused */
+                objectType?: string;
+                /**
+                 * @description The module: its mref- label, its uuid, `urn:uuid:<uuid>`, or an IRI whose fragment or last path segment is one of these
+                 * @example https://lms.example.edu/activities/mref-one-step-eq-q1
+                 */
+                id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            result?: {
+                /** @description Present: a graded event with `is_correct` = success. Absent: an ungraded event */
+                success?: boolean;
+                completion?: boolean;
+                /**
+                 * @description ISO 8601 duration (days, hours, minutes, seconds; fractions allowed): the event's `duration`
+                 * @example PT42S
+                 */
+                duration?: string;
+                response?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            context?: {
+                /**
+                 * Format: uuid
+                 * @description The Pathwise registration id (required)
+                 * @example 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed
+                 */
+                registration?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the interaction ended: the event's `interaction_end_time` (absent: the time received)
+             */
+            timestamp?: string;
+            version?: string;
+        } & {
+            [key: string]: unknown;
         };
         GraphValidation: {
             valid: boolean;
@@ -3727,6 +3876,235 @@ export interface operations {
                     "X-Service-Rate-Exceeded"?: string;
                     /** @description Seconds until the request can be allowed again */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putXapiStatement: {
+        parameters: {
+            query: {
+                /** @description The statement's id (xAPI 7.2.1) */
+                statementId: string;
+            };
+            header: {
+                /** @description The xAPI version of the request: 1.0.x */
+                "x-experience-api-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["XapiStatement"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A statement id was already used for a different statement (details name it); nothing was stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Voiding statements are not supported (details name them); nothing was stored */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postXapiStatements: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The xAPI version of the request: 1.0.x */
+                "x-experience-api-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["XapiStatements"];
+            };
+        };
+        responses: {
+            /** @description Stored (or already stored): the statement ids, in the order sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["XapiStatementIds"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A statement id was already used for a different statement (details name it); nothing was stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Voiding statements are not supported (details name them); nothing was stored */
+            501: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

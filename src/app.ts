@@ -22,6 +22,7 @@ import { predictedScoreRouter } from "./routes/predicted-score";
 import { recommendationsRouter } from "./routes/recommendations";
 import { registrationsRouter } from "./routes/registrations";
 import { statusAndProgressRouter } from "./routes/status-and-progress";
+import { xapiRouter } from "./routes/xapi";
 
 /**
  * The config and the drizzle instance derived from one env object. The runtime hands every request
@@ -67,6 +68,7 @@ export function createApp() {
     .route("/", learningInstancesRouter)
     .route("/", registrationsRouter)
     .route("/", eventsRouter)
+    .route("/", xapiRouter)
     .route("/", graphsRouter)
     .route("/", goalsRouter)
     .route("/", recommendationsRouter)

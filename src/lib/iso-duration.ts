@@ -53,3 +53,20 @@ export function addIsoDuration(from: Date, d: IsoDuration): Date {
   const ms = (((d.weeks * 7 + d.days) * 24 + d.hours) * 60 + d.minutes) * 60_000 + d.seconds * 1000;
   return new Date(t.getTime() + ms);
 }
+
+const NUMBER = "(\\d+(?:\\.\\d+)?)";
+/** Weeks, days, hours, minutes, seconds; fractions allowed (xAPI's result.duration, e.g. `PT1M30.5S`). */
+const EXACT = new RegExp(`^P(?:${NUMBER}W)?(?:${NUMBER}D)?(?:T(?:${NUMBER}H)?(?:${NUMBER}M)?(?:${NUMBER}S)?)?$`);
+const UNIT_MS = [7 * 86_400_000, 86_400_000, 3_600_000, 60_000, 1000];
+
+/**
+ * An ISO 8601 duration of exact length in milliseconds (rounded), or undefined when it is not one:
+ * years and months have no fixed length and are refused, as are `P`, `PT` and a trailing `T`.
+ */
+export function exactDurationMs(text: string): number | undefined {
+  const m = EXACT.exec(text);
+  if (!m || text === "P" || text.endsWith("T")) return undefined;
+  let ms = 0;
+  for (let i = 0; i < UNIT_MS.length; i++) if (m[i + 1] !== undefined) ms += Number(m[i + 1]) * (UNIT_MS[i] as number);
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
