@@ -1202,12 +1202,15 @@ export interface components {
              * @description The statement id (generated when absent): a statement is stored once per id
              */
             id?: string;
-            /** @description An Agent identified by `account` (mbox, mbox_sha1sum and openid are refused: Pathwise keeps no e-mail addresses) */
+            /** @description An Agent identified by `account` alone: a statement whose actor also carries mbox, mbox_sha1sum or openid is refused (Pathwise keeps no e-mail addresses) */
             actor: {
-                /** @enum {string} */
-                objectType?: "Agent" | "Group";
+                /**
+                 * @description Agent (a group names no single learner)
+                 * @enum {string}
+                 */
+                objectType?: "Agent";
                 name?: string;
-                account?: {
+                account: {
                     /**
                      * @description The partner's system (not checked)
                      * @example https://lms.example.edu
@@ -1219,9 +1222,6 @@ export interface components {
                      */
                     name: string;
                 };
-                mbox?: string;
-                mbox_sha1sum?: string;
-                openid?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -1235,8 +1235,11 @@ export interface components {
                 [key: string]: unknown;
             };
             object: {
-                /** @description Activity (or absent); other object types are refused */
-                objectType?: string;
+                /**
+                 * @description Activity (or absent). Agents, groups and sub-statements are refused (400); a StatementRef with the voided verb is voiding (501)
+                 * @enum {string}
+                 */
+                objectType?: "Activity" | "Agent" | "Group" | "StatementRef" | "SubStatement";
                 /**
                  * @description The module: its mref- label, its uuid, `urn:uuid:<uuid>`, or an IRI whose fragment or last path segment is one of these
                  * @example https://lms.example.edu/activities/mref-one-step-eq-q1
@@ -1258,13 +1261,13 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            context?: {
+            context: {
                 /**
                  * Format: uuid
-                 * @description The Pathwise registration id (required)
+                 * @description The Pathwise registration id
                  * @example 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed
                  */
-                registration?: string;
+                registration: string;
             } & {
                 [key: string]: unknown;
             };

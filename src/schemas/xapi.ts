@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { EXACT_DURATION } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { MAX_BATCH_EVENTS } from "./limits";
 import { freeText, identifierText } from "./text";
@@ -22,14 +23,14 @@ const AccountSchema = z.object({
 
 const ActorSchema = z
   .looseObject({
-    objectType: z.enum(["Agent", "Group"]).optional(),
+    objectType: z.literal("Agent").optional().openapi({ description: "Agent (a group names no single learner)" }),
     name: freeText.max(500).optional(),
-    account: AccountSchema.optional(),
-    mbox: z.string().max(500).optional(),
-    mbox_sha1sum: z.string().max(100).optional(),
-    openid: z.string().max(2048).optional(),
+    account: AccountSchema,
   })
-  .openapi({ description: "An Agent identified by `account` (mbox, mbox_sha1sum and openid are refused: Pathwise keeps no e-mail addresses)" });
+  .openapi({
+    description:
+      "An Agent identified by `account` alone: a statement whose actor also carries mbox, mbox_sha1sum or openid is refused (Pathwise keeps no e-mail addresses)",
+  });
 
 const VerbSchema = z.looseObject({
   id: Iri.openapi({ example: "http://adlnet.gov/expapi/verbs/answered" }),
@@ -37,7 +38,12 @@ const VerbSchema = z.looseObject({
 });
 
 const ObjectSchema = z.looseObject({
-  objectType: z.string().max(50).optional().openapi({ description: "Activity (or absent); other object types are refused" }),
+  objectType: z
+    .enum(["Activity", "Agent", "Group", "StatementRef", "SubStatement"])
+    .optional()
+    .openapi({
+      description: "Activity (or absent). Agents, groups and sub-statements are refused (400); a StatementRef with the voided verb is voiding (501)",
+    }),
   id: Iri.optional().openapi({
     description: "The module: its mref- label, its uuid, `urn:uuid:<uuid>`, or an IRI whose fragment or last path segment is one of these",
     example: "https://lms.example.edu/activities/mref-one-step-eq-q1",
@@ -56,7 +62,7 @@ const ResultSchema = z.looseObject({
 });
 
 const ContextSchema = z.looseObject({
-  registration: uuid.optional().openapi({ description: "The Pathwise registration id (required)", example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" }),
+  registration: uuid.openapi({ description: "The Pathwise registration id", example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" }),
 });
 
 export const StatementSchema = z
@@ -66,7 +72,7 @@ export const StatementSchema = z
     verb: VerbSchema,
     object: ObjectSchema,
     result: ResultSchema.optional(),
-    context: ContextSchema.optional(),
+    context: ContextSchema,
     timestamp: isoDateTime.optional().openapi({ description: "When the interaction ended: the event's `interaction_end_time` (absent: the time received)" }),
     version: z.string().max(20).optional(),
   })

@@ -165,9 +165,20 @@ describe("POST /v0/xapi/statements", () => {
     const foreignReg = await register(foreign, (await createAccount(foreign)).id, foreignLi.id, "learner");
     const cases: [Json, string, RegExp][] = [
       [statement(l, { actor: { account: { homePage: "https://x", name: other.account.external_user_id } } }), "body.actor.account.name", /external_user_id/],
-      [statement(l, { actor: { mbox: "mailto:someone@example.com" } }), "body.actor", /mbox/],
-      [statement(l, { actor: { objectType: "Group", account: { homePage: "https://x", name: l.account.external_user_id } } }), "body.actor", /Agent/],
-      [statement(l, { context: {} }), "body.context.registration", /required/],
+      [
+        statement(l, { actor: { mbox: "mailto:someone@example.com", account: { homePage: "https://x", name: l.account.external_user_id } } }),
+        "body.actor",
+        /mbox/,
+      ],
+      [
+        statement(l, { actor: { objectType: "Group", account: { homePage: "https://x", name: l.account.external_user_id } } }),
+        "body.actor.objectType",
+        /Agent/,
+      ],
+      [statement(l, { actor: { name: "No account" } }), "body.actor.account", /./],
+      [statement(l, { context: {} }), "body.context.registration", /./],
+      [statement(l, { object: { objectType: "Activity" } }), "body.object.id", /required/],
+      [statement(l, { object: { objectType: "Agent", account: { homePage: "https://x", name: "y" } } }), "body.object.objectType", /Agent/],
       [statement(l, { context: { registration: crypto.randomUUID() } }), "body.context.registration", /no registration/],
       [statement(l, { context: { registration: foreignReg.id } }), "body.context.registration", /no registration/],
       [statement(l, { object: { id: "https://lms.example.edu/activities/intro-video" } }), "body.object.id", /names no module/],
