@@ -38,12 +38,9 @@ const VerbSchema = z.looseObject({
 });
 
 const ObjectSchema = z.looseObject({
-  objectType: z
-    .enum(["Activity", "Agent", "Group", "StatementRef", "SubStatement"])
-    .optional()
-    .openapi({
-      description: "Activity (or absent). Agents, groups and sub-statements are refused (400); a StatementRef with the voided verb is voiding (501)",
-    }),
+  objectType: z.enum(["Activity", "Agent", "Group", "StatementRef", "SubStatement"]).optional().openapi({
+    description: "Activity (or absent). Agents, groups and sub-statements are refused (400); a StatementRef with the voided verb is voiding (501)",
+  }),
   id: Iri.optional().openapi({
     description: "The module: its mref- label, its uuid, `urn:uuid:<uuid>`, or an IRI whose fragment or last path segment is one of these",
     example: "https://lms.example.edu/activities/mref-one-step-eq-q1",
