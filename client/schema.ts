@@ -1261,13 +1261,14 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            context: {
+            /** @description Required, with `registration` (a voiding statement carries none: it is answered 501) */
+            context?: {
                 /**
                  * Format: uuid
-                 * @description The Pathwise registration id
+                 * @description The Pathwise registration id (required)
                  * @example 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed
                  */
-                registration: string;
+                registration?: string;
             } & {
                 [key: string]: unknown;
             };

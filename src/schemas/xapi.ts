@@ -59,7 +59,7 @@ const ResultSchema = z.looseObject({
 });
 
 const ContextSchema = z.looseObject({
-  registration: uuid.openapi({ description: "The Pathwise registration id", example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" }),
+  registration: uuid.optional().openapi({ description: "The Pathwise registration id (required)", example: "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed" }),
 });
 
 export const StatementSchema = z
@@ -69,7 +69,7 @@ export const StatementSchema = z
     verb: VerbSchema,
     object: ObjectSchema,
     result: ResultSchema.optional(),
-    context: ContextSchema,
+    context: ContextSchema.optional().openapi({ description: "Required, with `registration` (a voiding statement carries none: it is answered 501)" }),
     timestamp: isoDateTime.optional().openapi({ description: "When the interaction ended: the event's `interaction_end_time` (absent: the time received)" }),
     version: z.string().max(20).optional(),
   })

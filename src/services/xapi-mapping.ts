@@ -66,7 +66,7 @@ export function mapStatement(statement: Statement, at: string, nowMs: number, ne
   const problem = (path: string, message: string) => details.push({ path: `${at}.${path}`, message });
 
   const { actor, object, result, context } = statement;
-  // zod requires the account and the registration; these are the rules it cannot state
+  // zod requires the account; these are the rules it cannot state
   const other = actor as { mbox?: unknown; mbox_sha1sum?: unknown; openid?: unknown };
   if (other.mbox !== undefined || other.mbox_sha1sum !== undefined || other.openid !== undefined) {
     problem("actor", "identify the learner by account only: mbox, mbox_sha1sum and openid are not accepted (Pathwise keeps no e-mail addresses)");
@@ -80,7 +80,8 @@ export function mapStatement(statement: Statement, at: string, nowMs: number, ne
     moduleId = moduleRefOf(object.id);
     if (!moduleId) problem("object.id", "names no module: send the mref- label, the module uuid, or an IRI whose last segment or fragment is one");
   }
-  const registrationId = context.registration;
+  const registrationId = context?.registration;
+  if (!registrationId) problem("context.registration", "required: the Pathwise registration id");
 
   let durationMs: number | undefined;
   if (result?.duration !== undefined) {
@@ -93,7 +94,7 @@ export function mapStatement(statement: Statement, at: string, nowMs: number, ne
   if (occurredAt < 0) problem("timestamp", "must not be before 1970-01-01T00:00:00Z");
   if (occurredAt > nowMs + FUTURE_TOLERANCE_MS) problem("timestamp", "more than 5 minutes in the future");
 
-  if (details.length || !moduleId) return { ok: false, unsupported: false, details };
+  if (details.length || !moduleId || !registrationId) return { ok: false, unsupported: false, details };
   const id = statement.id ?? newId();
   const event: EventInput = {
     kind: result?.success === undefined ? "ungraded" : "graded",
