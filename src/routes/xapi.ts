@@ -75,10 +75,10 @@ async function acceptStatements(c: Context<AppEnv>, statements: Statement[], at:
   const modules = await unknownModules(db, mapped, targets);
   if (actors.length || modules.length) throw badRequest("The statements cannot be taken in; see details. Nothing was stored.", [...actors, ...modules]);
 
-  const sources = statements.filter((_, i) => mapped.some((s) => s.at === at(i)));
+  // Every statement mapped (any problem was thrown above), so mapped[k] is statements[k].
   await Promise.all(
     mapped.map(async (s, k) => {
-      if (s.event.statement) s.event.statement.fingerprint = await statementFingerprint({ ...(sources[k] as Statement), id: s.id });
+      if (s.event.statement) s.event.statement.fingerprint = await statementFingerprint({ ...(statements[k] as Statement), id: s.id });
     }),
   );
   await claimStatements(db, caller.partnerId, mapped, nowMs);
