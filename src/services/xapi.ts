@@ -20,6 +20,8 @@ export interface StatementTarget {
 /** D1 binds at most 100 parameters per statement. */
 const CHUNK = 90;
 
+const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
 /** The live registrations among `ids` (of any partner: the caller checks), with their account and graph, in one query per 90 ids. */
 export async function statementTargets(db: Db, ids: string[]): Promise<Map<string, StatementTarget>> {
   const found = new Map<string, StatementTarget>();
@@ -76,26 +78,31 @@ export async function claimStatements(db: Db, partnerId: string, statements: Map
     fingerprint: s.event.statement?.fingerprint ?? "",
     createdAt: nowMs,
   }));
-  const inserted: string[] = [];
-  // 5 parameters a row: 18 rows a statement.
-  for (let i = 0; i < rows.length; i += 18) {
-    const done = await db
-      .insert(xapiStatements)
-      .values(rows.slice(i, i + 18))
-      .onConflictDoNothing()
-      .returning({ id: xapiStatements.statementId });
-    inserted.push(...done.map((r) => r.id));
-  }
-  const existing = new Map<string, { registrationId: string; fingerprint: string }>();
+  // One D1 round trip: the inserts (5 parameters a row: 18 rows a statement), then the claims as
+  // they stand, read in the same transaction.
   const ids = rows.map((r) => r.statementId);
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const found = await db
+  const inserts = chunks(rows, 18).map((part) => db.insert(xapiStatements).values(part).onConflictDoNothing().returning({ id: xapiStatements.statementId }));
+  const reads = chunks(ids, CHUNK).map((part) =>
+    db
       .select({ id: xapiStatements.statementId, registrationId: xapiStatements.registrationId, fingerprint: xapiStatements.fingerprint })
       .from(xapiStatements)
-      .where(and(eq(xapiStatements.partnerId, partnerId), inArray(xapiStatements.statementId, ids.slice(i, i + CHUNK))))
-      .all();
-    for (const f of found) existing.set(f.id, f);
-  }
+      .where(and(eq(xapiStatements.partnerId, partnerId), inArray(xapiStatements.statementId, part))),
+  );
+  const results = (await db.batch([...inserts, ...reads] as unknown as Parameters<Db["batch"]>[0])) as unknown as {
+    id: string;
+    registrationId?: string;
+    fingerprint?: string;
+  }[][];
+  const inserted = results
+    .slice(0, inserts.length)
+    .flat()
+    .map((r) => r.id);
+  const existing = new Map(
+    results
+      .slice(inserts.length)
+      .flat()
+      .map((r) => [r.id, r]),
+  );
   const conflicts = statements
     .filter((s, i) => {
       const claim = existing.get(s.id);
