@@ -3,7 +3,7 @@ import type { Db } from "../db/client";
 import { accounts, graphs, learningInstances, type RegistrationRow, registrations, xapiStatements } from "../db/schema";
 import type { Env } from "../env";
 import { findModule } from "../graphs/runtime-graph";
-import { ApiError, badRequest } from "../http/errors";
+import { ApiError, badRequest, serviceUnavailable } from "../http/errors";
 import type { ErrorDetail } from "../schemas/common";
 import { ingestEvents } from "./events";
 import { loadRuntimeGraph } from "./graph-store";
@@ -146,5 +146,11 @@ export async function ingestStatements(env: Env, statements: MappedStatement[], 
     }),
   );
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed?.reason instanceof ApiError && failed.reason.status === 503) {
+    throw serviceUnavailable(
+      "A registration's event store failed while storing the statements; some may be stored. Retry the same request: a statement already stored is not stored twice.",
+      failed.reason.cause ?? failed.reason,
+    );
+  }
   if (failed) throw failed.reason;
 }

@@ -1,5 +1,8 @@
+import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../src/env";
 import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { fetchWith } from "../support/app";
 import { eventCount, learnerState } from "../support/registration-object";
 
 /**
@@ -238,6 +241,43 @@ describe("POST /v0/xapi/statements", () => {
     expect(res.status).toBe(501);
     expect(res.body.details).toEqual([{ path: "body[1].verb.id", message: expect.stringContaining("voiding") }]);
     expect(await eventCount(l.reg.id)).toBe(0);
+  });
+});
+
+describe("a registration's event store failing mid-request", () => {
+  it("answers 503 with Retry-After; the retry of the same request stores every statement exactly once", async () => {
+    const a = await learner();
+    const b = await learner();
+    // b's object cannot be reached (injected); a's is the real one
+    const failing = {
+      idFromName: (name: string) => ({ name, id: env.REGISTRATIONS.idFromName(name) }),
+      get: ({ name, id }: { name: string; id: DurableObjectId }) =>
+        name === b.reg.id ? { ingest: () => Promise.reject(new Error("Network connection lost (injected)")) } : env.REGISTRATIONS.get(id),
+    } as unknown as Env["REGISTRATIONS"];
+    const body = [
+      statement(a, { id: crypto.randomUUID() }),
+      statement(b, { id: crypto.randomUUID() }),
+      statement(a, { id: crypto.randomUUID(), object: { id: "mref-a2" } }),
+    ];
+    const init = {
+      method: "POST",
+      headers: { Authorization: `Bearer ${await adminToken()}`, "Content-Type": "application/json", ...VERSION },
+      body: JSON.stringify(body),
+    };
+    const failed = await fetchWith({ REGISTRATIONS: failing }, "/v0/xapi/statements", init);
+    expect(failed.status).toBe(503);
+    expect(Number(failed.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const error = (await failed.json()) as Json;
+    expect(error.message).toMatch(/Retry the same request/);
+    expect(JSON.stringify(error)).not.toMatch(/injected/);
+    // a's object stored its statements; b's nothing
+    expect([await eventCount(a.reg.id), await eventCount(b.reg.id)]).toEqual([2, 0]);
+    const retried = await post(body);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual(body.map((x) => x.id));
+    expect([await eventCount(a.reg.id), await eventCount(b.reg.id)]).toEqual([2, 1]);
+    expect((await post(body)).status).toBe(200);
+    expect([await eventCount(a.reg.id), await eventCount(b.reg.id)]).toEqual([2, 1]);
   });
 });
 
