@@ -217,3 +217,17 @@ export const deadLetters = sqliteTable("dead_letters", {
   receivedAt: integer("received_at").notNull(),
   replayRequestedAt: integer("replay_requested_at"),
 });
+
+// --- xAPI statements in (migrations/0010_xapi_statements.sql; docs/xapi.md) ---
+
+export const xapiStatements = sqliteTable(
+  "xapi_statements",
+  {
+    partnerId: text("partner_id").notNull(),
+    statementId: text("statement_id").notNull(),
+    registrationId: text("registration_id").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.statementId] })],
+);

@@ -31,6 +31,7 @@ import type {
   RecommendRequest,
 } from "./rpc";
 import { migrate } from "./schema";
+import { StatementRecords } from "./statements";
 
 /** How soon the alarm retries an outbox send the queue refused. */
 const OUTBOX_RETRY_MS = 10_000;
@@ -49,6 +50,7 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
   readonly #analytics: AnalyticsStore;
+  readonly #statements: StatementRecords;
   /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
   readonly #graphLoads = new InFlight<GraphIndex | undefined>();
   readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
@@ -62,6 +64,7 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#recommendations = new RecommendationCache(ctx.storage.kv);
     this.#outbox = new Outbox(ctx.storage.sql);
     this.#analytics = new AnalyticsStore(ctx.storage.kv);
+    this.#statements = new StatementRecords(ctx.storage.sql);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
@@ -81,23 +84,33 @@ export class RegistrationObject extends DurableObject<Env> {
     // awaits above let another request in, so the idempotency key is looked up again.
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
-    const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
+    // xAPI statements already stored are skipped; a stored id with other content refuses the request.
+    const statements = this.#statements.screen(request.events);
+    const resolved = resolveModules(graph, statements.fresh, request.ignoreInvalidModuleIds);
     const outcome: IngestOutcome =
       goalProblems.length > 0
         ? { ok: false, status: 422, message: "Unknown goal id(s).", details: goalProblems, replayed: false }
-        : resolved.details.length > 0
-          ? {
-              ok: false,
-              status: 422,
-              message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
-              details: resolved.details,
-              replayed: false,
-            }
-          : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+        : statements.conflicts.length > 0
+          ? { ok: false, status: 409, message: "A statement id was already used for a different statement.", details: statements.conflicts, replayed: false }
+          : resolved.details.length > 0
+            ? {
+                ok: false,
+                status: 422,
+                message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+                details: resolved.details,
+                replayed: false,
+              }
+            : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
     let next: ModelState | undefined;
     this.ctx.storage.transactionSync(() => {
-      if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
+      if (outcome.ok) {
+        next = this.#append(request, resolved.accepted, graph, items);
+        this.#statements.record(
+          resolved.accepted.map((r) => r.input),
+          request.nowMs,
+        );
+      }
       if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
     });
     // Only after the commit: a failed transaction leaves the cached state as it was.
