@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import { EXACT_DURATION } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { MAX_BATCH_EVENTS } from "./limits";
 import { freeText, identifierText } from "./text";

@@ -5,7 +5,7 @@ import { csrRows, parseNpy, unzip } from "../../../scripts/lib/npz";
 /** An .npy file (format 1.0) of little-endian int32 values. */
 function npy(descr: string, shape: string, body: Buffer): Buffer {
   let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': ${shape}, }`;
-  header += " ".repeat(63 - ((10 + header.length) % 64)) + "\n";
+  header += `${" ".repeat(63 - ((10 + header.length) % 64))}\n`;
   const head = Buffer.alloc(10);
   head.write("\x93NUMPY", 0, "latin1");
   head[6] = 1;
