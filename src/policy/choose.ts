@@ -42,9 +42,15 @@ export function rankObjectives(a: GoalAnalysis): number[] {
   const plausible = (k: number) => (b.parentsKnown[k] as number) >= 0.5 || (b.known[k] as number) >= 0.5;
   const worth = new Map<number, number>();
   for (const k of needed) {
+    // (the ancestors are walked only where the step is plausible: the others rank last anyway, and a
+    // deep chain would make this quadratic)
+    if (!plausible(k)) {
+      worth.set(k, -10 + (b.learnable[k] as number));
+      continue;
+    }
     let unsettledAbove = 0;
     for (const p of a.ancestors(k)) if (p !== k && open.has(p)) unsettledAbove++;
-    worth.set(k, (plausible(k) ? 0 : -10) + (b.learnable[k] as number) + (b.known[k] as number) * unsettledAbove);
+    worth.set(k, (b.learnable[k] as number) + (b.known[k] as number) * unsettledAbove);
   }
   const ranked = needed.sort((x, y) => (worth.get(y) as number) - (worth.get(x) as number) || x - y);
   if (a.goal.behavior === "review" && ranked.length > 1) {
