@@ -10,6 +10,7 @@ import { clearPopulationCache, loadPopulationRates } from "../../src/services/po
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { outboxSize, registrationObject } from "../support/registration-object";
+import { answer, recommendation, tutoringWorld } from "../support/tutoring";
 
 /**
  * The engine learns its graph's rates from its population (docs/recommendation.md "Estimation"):
@@ -122,5 +123,18 @@ describe("population statistics", () => {
     expect(s.answers).toBeCloseTo(1, 9);
     expect(s.items[0]).toMatchObject({ known: 0.75, knownRight: 0.7 });
     expect(s.graph).toMatchObject({ version: 1, learners: 1 });
+  });
+
+  it("a recommendation records the version of the rates it was computed with", async () => {
+    const w = await tutoringWorld();
+    await answer(w, "mref-a1", true);
+    const rec = await recommendation(w);
+    expect(rec.status).toBe(200);
+    const stored = await runInDurableObject(registrationObject(w.reg.id), (_o, state) =>
+      state.storage.kv.get<{ id: number; ratesVersion: string }>(`recommendation:${w.goalId}`),
+    );
+    expect(stored?.id).toBe(rec.body.recommendation_id);
+    // nobody had answered on this partner's graph before: the priors
+    expect(stored?.ratesVersion).toBe("prior");
   });
 });

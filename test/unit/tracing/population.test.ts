@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { runClassA, runClassB } from "../../../scripts/simulate/class-run";
-import { inProcessClass } from "../../../scripts/simulate/in-process";
+import { compileWorld, inProcessClass } from "../../../scripts/simulate/in-process";
+import { Learner } from "../../../scripts/simulate/learners";
 import { generateWorld, type World, type WorldParams } from "../../../scripts/simulate/world";
+import { goalStatus, initialTutorState, recommend, type TutorState } from "../../../src/policy";
+import { updateTutorState } from "../../../src/policy/tutor-state";
 import { objectiveRates, type PopulationRates } from "../../../src/tracing/rates";
 
 /**
@@ -49,7 +52,7 @@ function itemError(world: World, rates: PopulationRates): { guess: number; slip:
 }
 
 describe("population estimates", () => {
-  it("move toward the true guess and slip as a simulated class answers", async () => {
+  it("move toward the true guess and learning rate as a simulated class answers", async () => {
     const world = generateWorld(WORLD, 11);
     const factory = inProcessClass();
     const session = (await factory(world, "B")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
@@ -92,3 +95,41 @@ describe("population estimates", () => {
     expect(runs.filter((r) => r.end === "ready").length).toBeGreaterThanOrEqual(36);
   });
 });
+
+describe("replay", () => {
+  it("is deterministic given the rates version: the same log and the same rates give the same decisions", async () => {
+    const world = generateWorld({ ...WORLD, students: 12 }, 14);
+    const factory = inProcessClass();
+    const session = (await factory(world, "A")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    await runClassA(world, session);
+    const rates = session.rates();
+    const { prepared, index } = compileWorld(world);
+    // one learner's log, replayed twice from nothing
+    const log: [string, boolean | undefined][] = [];
+    const learner = new Learner(world, world.students[0] as (typeof world.students)[number]);
+    let tutor = initialTutorState();
+    for (let i = 0; i < 40; i++) {
+      const rec = recommend(prepared, tutor, rates);
+      const m = rec.module_ids[0];
+      if (!m) break;
+      const correct = learner.work(world.itemById.get(m) as number);
+      log.push([m, correct]);
+      tutor = applyLogged(index, tutor, m, correct);
+    }
+    const replay = () => log.reduce((t, [m, c]) => applyLogged(index, t, m, c), initialTutorState());
+    const [a, b] = [replay(), replay()];
+    expect(b).toEqual(a);
+    expect(a).toEqual(tutor);
+    expect(recommend(prepared, b, rates)).toEqual(recommend(prepared, a, rates));
+    expect(goalStatus(prepared, b, rates)).toEqual(goalStatus(prepared, a, rates));
+  });
+});
+
+function applyLogged(index: ReturnType<typeof compileWorld>["index"], tutor: TutorState, module: string, correct: boolean | undefined): TutorState {
+  const m = index.graph.modules[index.moduleByLabel.get(module) as number];
+  const objectives = (m?.objectives ?? []).map((o) => index.graph.objectives[o] as string);
+  return updateTutorState(
+    tutor,
+    correct === undefined ? { kind: "ungraded", itemKey: module, objectives } : { kind: "graded", itemKey: module, objectives, correct },
+  );
+}
