@@ -5,7 +5,7 @@ import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
-import { ErrorSchema, json, uuidParams } from "../schemas/common";
+import { json, refusal, uuidParams } from "../schemas/common";
 import { ErasureAcceptedSchema, ErasureReceiptSchema } from "../schemas/data-lifecycle";
 import { erasureReceipt, findErasure } from "../services/erasure/receipt";
 import { accountForErasure, type Subject as Erased, instanceForErasure, requestErasure } from "../services/erasure/request";
@@ -25,7 +25,7 @@ const eraseAccountRoute = apiRoute({
   responses: {
     200: { ...json(ErasureAcceptedSchema, "The account's erasure is already complete (a repeated request)"), headers: location },
     202: { ...accepted, headers: location },
-    422: json(ErrorSchema, "The partner admin account cannot be erased"),
+    422: refusal("The partner admin account cannot be erased"),
   },
 });
 

@@ -29,6 +29,8 @@ interface World {
   studentToken: string;
   regs: Json[];
   graphUuid: string;
+  /** an xAPI statement id the account's registration received */
+  statementId: string;
   erasureId: string;
   receipt: Json;
 }
@@ -59,6 +61,18 @@ async function richLearner(): Promise<Omit<World, "erasureId" | "receipt">> {
     // tutor state and a stored recommendation
     expect((await call("GET", `/v0/registrations/${regs[i]!.id}/recommendation?goal_id=${goal.id}`, { token: p.adminToken })).status).toBe(200);
   }
+  // an xAPI statement: its id is claimed partner-wide in D1 and recorded in the registration's object
+  const statement = {
+    id: crypto.randomUUID(),
+    actor: { objectType: "Agent", account: { homePage: "https://lms.example.edu", name: student.external_user_id } },
+    verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
+    object: { objectType: "Activity", id: "https://lms.example.edu/activities/mref-c1" },
+    result: { success: true },
+    context: { registration: regs[1]!.id },
+    timestamp: new Date(Date.now() - 30_000).toISOString(),
+  };
+  const xapi = await call("POST", "/v0/xapi/statements", { token: p.adminToken, body: statement, headers: { "X-Experience-API-Version": "1.0.3" } });
+  expect(xapi.status).toBe(200);
   // the projections queue merged the account's beliefs; the model-updates consumer recorded its messages
   await vi.waitFor(
     async () => {
@@ -76,7 +90,7 @@ async function richLearner(): Promise<Omit<World, "erasureId" | "receipt">> {
     env as Env,
   );
   expect((await db().select().from(deadLetters).all()).some((d) => d.body.includes(regs[1]!.id))).toBe(true);
-  return { p, student, studentToken, regs, graphUuid };
+  return { p, student, studentToken, regs, graphUuid, statementId: statement.id };
 }
 
 function projectionOf(accountId: string, graphId: string, registrationId: string, seq = 999): ProjectionMessage {
@@ -120,7 +134,16 @@ describe("erasure of an account with several registrations", () => {
   it("the receipt says what was removed from each store", () => {
     expect(w.receipt).toMatchObject({ erasure_id: w.erasureId, account_id: w.student.id, status: "complete", completed_at: expect.any(String) });
     const removed = w.receipt.removed as Record<string, number>;
-    expect(removed).toMatchObject({ registrations: 3, registration_objects: 3, goal_assignments: 2, events: 40, idempotency_records: 2, refresh_tokens: 1 });
+    expect(removed).toMatchObject({
+      registrations: 3,
+      registration_objects: 3,
+      goal_assignments: 2,
+      events: 41,
+      idempotency_records: 2,
+      refresh_tokens: 1,
+      xapi_statements: 1,
+      xapi_statement_records: 1,
+    });
     expect(removed.access_tokens).toBeGreaterThanOrEqual(1);
     expect(removed.token_gates).toBeGreaterThanOrEqual(1);
     expect(removed.rate_limit_windows).toBeGreaterThanOrEqual(1);
@@ -157,7 +180,7 @@ describe("erasure of an account with several registrations", () => {
 
   it("no D1 table and no Durable Object's storage holds its ids or its external_user_id (tombstone, receipt and record aside)", async () => {
     const ids = [w.student.id, ...w.regs.map((r) => r.id)];
-    const needles = [...ids, w.student.external_user_id];
+    const needles = [...ids, w.student.external_user_id, w.statementId];
     const tables = await d1Tables();
     for (const t of [
       "accounts",
@@ -168,6 +191,7 @@ describe("erasure of an account with several registrations", () => {
       "refresh_tokens",
       "dead_letters",
       "applied_model_updates",
+      "xapi_statements",
     ]) {
       expect(tables).toContain(t);
     }

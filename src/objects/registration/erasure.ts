@@ -6,17 +6,27 @@
  * erasure is refused, never stored in an emptied object.
  */
 
+import type { IngestOutcome } from "./rpc";
+
 /** What erasing the object removed: rows per SQLite table and stored key-value entries. */
 export type ErasedCounts = Record<string, number>;
 
 const TOMBSTONE = "erased";
 
 /** The receipt's name for a table of the object (tables added later appear under their own name). */
-const STORE_NAMES: Record<string, string> = { events: "events", idempotency: "idempotency_records", outbox: "outbox_messages" };
+const STORE_NAMES: Record<string, string> = {
+  events: "events",
+  idempotency: "idempotency_records",
+  outbox: "outbox_messages",
+  xapi_statements: "xapi_statement_records",
+};
 
 export function isErased(storage: DurableObjectStorage): boolean {
   return storage.kv.get(TOMBSTONE) !== undefined;
 }
+
+/** An erased object's answer to an event post: the registration is gone (nothing is stored). */
+export const ERASED: IngestOutcome = { ok: false, status: 404, message: "Registration not found.", details: [], replayed: false };
 
 /** The message of `RegistrationErased` (RPC keeps an error's message, not its class): the API answers it 503, retry. */
 export const REGISTRATION_ERASED = "The registration has been erased.";

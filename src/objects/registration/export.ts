@@ -1,3 +1,4 @@
+import { isErased, RegistrationErased } from "./erasure";
 import type { LoggedBody } from "./event-log";
 import { retentionSnapshot } from "./retention";
 
@@ -28,6 +29,7 @@ export const EXPORT_PAGE_EVENTS = 1000;
 
 /** A page of the registration's stored events after `afterSeq`, oldest first, at most `limit` (src/services/export). */
 export function exportPage(storage: DurableObjectStorage, afterSeq: number, limit: number): ExportPage {
+  if (isErased(storage)) throw new RegistrationErased();
   const rows = storage.sql
     .exec<{
       seq: number;

@@ -3,6 +3,7 @@ import { type ActivityEvent, summarizeActivity, summaryCovers } from "../../anal
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
+import { canonicalJson } from "../../lib/canonical-json";
 import { InFlight } from "../../lib/in-flight";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
@@ -13,7 +14,7 @@ import { type ItemObservation, loadItemParams } from "../../services/item-params
 import { loadPopulationRates } from "../../services/population-rates";
 import type { PopulationRates } from "../../tracing/rates";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
-import { type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
+import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
@@ -83,7 +84,6 @@ export class RegistrationObject extends DurableObject<Env> {
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
-
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
@@ -228,14 +228,11 @@ export class RegistrationObject extends DurableObject<Env> {
     return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
-  /** Data lifecycle (docs/privacy.md): deletes all of the object's storage, leaving a tombstone (./erasure.ts). */
+  /** Data lifecycle (docs/privacy.md): all storage deleted, a tombstone left (./erasure.ts); pages of events for an export (./export.ts). */
   erase(): Promise<ErasedCounts> {
     return eraseStorage(this.ctx.storage);
   }
-
-  /** Data lifecycle: a page of the stored events for an export (./export.ts). */
   exportEvents(afterSeq: number, limit: number): ExportPage {
-    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     return exportPage(this.ctx.storage, afterSeq, limit);
   }
 
@@ -243,23 +240,14 @@ export class RegistrationObject extends DurableObject<Env> {
   async applyRetention(cutoffMs: number): Promise<number> {
     if (isErased(this.ctx.storage)) return 0;
     await this.#ensureStateMatchesParams();
-    const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid") ?? "";
-    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(graphUuid, version));
+    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
   }
 
-  /**
-   * Data lifecycle: publishes a full snapshot of the beliefs again (after an instance erasure removed
-   * the account's projection, the account's other registrations rebuild it). False when it never published.
-   */
-  async republishProjection(): Promise<boolean> {
+  /** Data lifecycle: publishes all beliefs again (an instance erasure removed the account's projection, docs/privacy.md). */
+  async republishProjection(): Promise<void> {
     await this.#ensureStateMatchesParams();
-    const identity = this.#identity();
-    if (!identity.accountId) return false;
-    this.ctx.storage.transactionSync(() =>
-      this.#outbox.addProjection(this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published())),
-    );
+    this.ctx.storage.transactionSync(() => this.#publishAll(this.#model.current().learner));
     await this.#armOutbox();
-    return true;
   }
 
   /**
@@ -353,13 +341,17 @@ export class RegistrationObject extends DurableObject<Env> {
       const rebuilt = await this.#replay();
       this.ctx.storage.transactionSync(() => {
         this.#model.write(rebuilt);
-        // Every belief may have moved: republish them all (once the registration's identity is known).
-        const identity = this.#identity();
-        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner, this.#analytics.published()));
+        this.#publishAll(rebuilt.learner); // every belief may have moved
       });
       this.#model.adopt(rebuilt);
       await this.#armOutbox();
     });
+  }
+
+  /** A full snapshot of the beliefs into the outbox (inside the caller's transaction), once the registration's identity is known. */
+  #publishAll(learner: LearnerState): void {
+    const identity = this.#identity();
+    if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, learner, this.#analytics.published()));
   }
 
   #replay(): Promise<ModelState> {
@@ -402,16 +394,7 @@ export class RegistrationObject extends DurableObject<Env> {
   }
 }
 
-const ERASED: IngestOutcome = { ok: false, status: 404, message: "Registration not found.", details: [], replayed: false };
-
 /** Objectives whose evidence an update changed (a step was added since). */
 function changedEvidence(before: ModelState["tutor"], after: ModelState["tutor"]): string[] {
   return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
-}
-
-/** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }

@@ -97,6 +97,8 @@ export async function finishErasure(env: Env, db: Db, erasure: ErasureRow): Prom
   const now = Date.now();
   await d1.batch([
     ...countedDelete(d1, id, "goal_assignments", "goal_assignments", `registration_id IN ${ofTargets}`, id),
+    // the partner-wide claims of the statement ids the targets received over xAPI (docs/xapi.md)
+    ...countedDelete(d1, id, "xapi_statements", "xapi_statements", `registration_id IN ${ofTargets}`, id),
     ...countedDelete(
       d1,
       id,
