@@ -71,6 +71,7 @@ const ExportedEvent = z
     instance_hash: z.string().optional(),
     recommendation_id: z.number().optional(),
     graph_version: z.number().int().optional(),
+    statement_id: z.string().optional().openapi({ description: "The xAPI statement the event came from (POST /v0/xapi/statements)." }),
   })
   .openapi("ExportedEvent");
 

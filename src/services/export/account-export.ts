@@ -58,6 +58,7 @@ function exportedEvent(e: ExportedEventRow): ExportedEvent {
   if (body.instance_hash !== undefined) out.instance_hash = body.instance_hash;
   if (body.recommendation_id !== undefined) out.recommendation_id = body.recommendation_id;
   if (e.graph_version !== null) out.graph_version = e.graph_version;
+  if (body.statement_id !== undefined) out.statement_id = body.statement_id;
   return out;
 }
 

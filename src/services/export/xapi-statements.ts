@@ -74,6 +74,8 @@ export async function statementOf(ctx: StatementContext, event: ExportedEventRow
   if (body.goal_id !== undefined && event.kind !== "focus") extensions[extension(ctx, "goal_id")] = body.goal_id;
   if (body.instance_hash !== undefined) extensions[extension(ctx, "instance_hash")] = body.instance_hash;
   if (body.recommendation_id !== undefined) extensions[extension(ctx, "recommendation_id")] = body.recommendation_id;
+  // an event that came in as an xAPI statement names it; the exported statement has its own id (another LRS may hold the original)
+  if (body.statement_id !== undefined) extensions[extension(ctx, "statement_id")] = body.statement_id;
   return {
     id: await uuidV5(`${ctx.registrationId}/${event.seq}`),
     actor: { objectType: "Agent", account: { homePage: ctx.origin, name: ctx.externalUserId } },
