@@ -36,14 +36,14 @@ beforeAll(async () => {
   const account = await createAccount(p);
   const regs = [await register(p, account.id, li1.id, "learner"), await register(p, account.id, li2.id, "learner")];
   const goal = await createGoal(p, li1.id);
-  await assignGoal(p, li1.id, goal.id, regs[0].id);
+  await assignGoal(p, li1.id, goal.id, regs[0]!.id);
   const first = [
     { type: "graded-events", module_id: "mref-a1", interaction_end_time: iso(30), is_correct: true, duration: 42_000, instance_hash: "v7" },
     { type: "ungraded-events", module_id: "mref-b3", interaction_end_time: iso(29), duration: 180_000 },
     { type: "graded-events", module_id: "mref-b1", interaction_end_time: iso(28), is_correct: false, goal_id: goal.id },
     { type: "recommendation-followed", module_id: "mref-b2", time_followed: iso(27), recommendation_id: 3 },
   ];
-  const batch = await call("POST", `/v0/registrations/${regs[0].id}/batch-events`, {
+  const batch = await call("POST", `/v0/registrations/${regs[0]!.id}/batch-events`, {
     token: p.adminToken,
     body: { goal_id: goal.id, events: [...first].reverse() },
   });
@@ -58,7 +58,7 @@ beforeAll(async () => {
       verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
       object: { id: "https://lms.example.edu/activities/mref-c1" },
       result: { success: true, duration: "PT15S" },
-      context: { registration: regs[1].id },
+      context: { registration: regs[1]!.id },
       timestamp: iso(10),
     },
   });
@@ -129,7 +129,7 @@ describe("GET /v0/accounts/{id}/export", () => {
       ["mref-c1", true],
     ]);
     expect(answered[0]?.result?.duration).toBe("PT42S");
-    expect(answered[2]?.context.registration).toBe(l.regs[1].id);
+    expect(answered[2]?.context.registration).toBe(l.regs[1]!.id);
     expect(Object.values(answered[2]?.context.extensions ?? {})).toContain(l.statementId);
     expect(new Set(statements.map((s) => s.id)).size).toBe(6);
     const again = z.array(XapiStatementSchema).parse(await (await exportOf(l.account.id, "?format=xapi")).json());
@@ -190,7 +190,7 @@ describe("GET /v0/accounts/{id}/export", () => {
     expect(await missing.json()).toMatchObject({ code: 404, message: "Account not found." });
     const bad = await exportOf(l.account.id, "?format=csv");
     expect(bad.status).toBe(400);
-    expect((await bad.json()).details).toEqual([expect.objectContaining({ path: "query.format" })]);
+    expect(((await bad.json()) as Json).details).toEqual([expect.objectContaining({ path: "query.format" })]);
     const records = await call("GET", `/v0/data-requests?subject_id=${unknown}`, { token: await freshAdminToken(l.p) });
     expect(records.body).toEqual([]);
   });
