@@ -31,14 +31,17 @@ type Step = (env: Env, db: Db, erasure: ErasureRow) => Promise<boolean>;
 
 const STEPS: Record<ErasureStep, Step> = { digests, tokens, objects, projections: removeProjections, cleanup: finishErasure };
 
-/** Advances the erasure as far as the budget allows: "complete", "more" (send another message) or "unknown" (no such erasure). */
+/**
+ * Advances the erasure as far as the budget allows, at least one chunk whatever the budget:
+ * "complete", "more" (send another message) or "unknown" (no such erasure).
+ */
 export async function advanceErasure(env: Env, db: Db, erasureId: string, budgetMs = BUDGET_MS): Promise<Advance> {
   const started = Date.now();
-  for (;;) {
+  for (let first = true; ; first = false) {
     const erasure = await db.select().from(erasures).where(eq(erasures.id, erasureId)).get();
     if (!erasure) return "unknown";
     if (erasure.status === "complete") return "complete";
-    if (Date.now() - started > budgetMs) return "more";
+    if (!first && Date.now() - started > budgetMs) return "more";
     const finished = await STEPS[erasure.step](env, db, erasure);
     if (finished && erasure.step !== "cleanup") {
       const next = ERASURE_STEPS[ERASURE_STEPS.indexOf(erasure.step) + 1] as ErasureStep;
