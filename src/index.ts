@@ -30,7 +30,11 @@ export default {
   /** Every minute (wrangler.toml): dead letters an operator asked to replay, stalled erasures, the retention pass. */
   async scheduled(controller, env) {
     const db = openDb(env.DB);
-    const jobs = await Promise.allSettled([replayDeadLetters(env, db), resumeStalledErasures(env, db, controller.scheduledTime), runRetention(env, db, controller.scheduledTime)]);
+    const jobs = await Promise.allSettled([
+      replayDeadLetters(env, db),
+      resumeStalledErasures(env, db, controller.scheduledTime),
+      runRetention(env, db, controller.scheduledTime),
+    ]);
     const failed = jobs.filter((j) => j.status === "rejected");
     if (failed.length)
       throw new AggregateError(
