@@ -7,8 +7,8 @@ import { ASSIGNMENT_BATCH_MAX } from "./limits";
 import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
 
 const ObjectiveOrModuleId = identifierMatching(
-  new RegExp(`^(lref|mref)-${identifierChar("\\s")}+$`),
-  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+  `^(lref|mref)-${identifierChar("\\s")}+$`,
+  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace or the characters identifiers refuse (control, formatting, separators, variation selectors)",
 ).max(200);
 
 const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
