@@ -195,6 +195,45 @@ export const appliedModelUpdates = sqliteTable("applied_model_updates", {
   appliedAt: integer("applied_at").notNull(),
 });
 
+// --- Population statistics of the knowledge-tracing rates (migrations/0008_population_statistics.sql) ---
+
+export const populationItems = sqliteTable(
+  "population_items",
+  {
+    graphId: text("graph_id").notNull(),
+    item: text("item").notNull(),
+    objective: text("objective").notNull(),
+    known: real("known").notNull(),
+    knownRight: real("known_right").notNull(),
+    unknown: real("unknown").notNull(),
+    unknownRight: real("unknown_right").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.item] })],
+);
+
+export const populationObjectives = sqliteTable(
+  "population_objectives",
+  {
+    graphId: text("graph_id").notNull(),
+    objective: text("objective").notNull(),
+    episodes: real("episodes").notNull(),
+    knownAtStart: real("known_at_start").notNull(),
+    learnOpportunities: real("learn_opportunities").notNull(),
+    learnings: real("learnings").notNull(),
+    teachOpportunities: real("teach_opportunities").notNull(),
+    teachings: real("teachings").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.objective] })],
+);
+
+export const populationGraphs = sqliteTable("population_graphs", {
+  graphId: text("graph_id").primaryKey(),
+  version: integer("version").notNull(),
+  learners: real("learners").notNull(),
+  logSquares: real("log_squares").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 // --- Account-level analytics (migrations/0007_account_projections.sql) ---
 
 export const accountProjections = sqliteTable(
@@ -217,3 +256,17 @@ export const deadLetters = sqliteTable("dead_letters", {
   receivedAt: integer("received_at").notNull(),
   replayRequestedAt: integer("replay_requested_at"),
 });
+
+// --- xAPI statements in (migrations/0010_xapi_statements.sql; docs/xapi.md) ---
+
+export const xapiStatements = sqliteTable(
+  "xapi_statements",
+  {
+    partnerId: text("partner_id").notNull(),
+    statementId: text("statement_id").notNull(),
+    registrationId: text("registration_id").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.statementId] })],
+);

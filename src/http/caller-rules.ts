@@ -56,6 +56,9 @@ export const callerRules = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/focus-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/batch-events": ["admin", "owner"],
+  // xAPI statements in (decisions.md): the event endpoints' rule, on each registration the statements name.
+  "POST /v0/xapi/statements": ["admin", "owner"],
+  "PUT /v0/xapi/statements": ["admin", "owner"],
 
   // Recommendations (spec 4.5) and status and progress (spec 4.4).
   "GET /v0/registrations/{id}/recommendation": ["admin", "owner"],

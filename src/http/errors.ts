@@ -74,7 +74,8 @@ function logFailure(c: Context, errorId: string, err: unknown): void {
 export function onError(err: Error, c: Context): Response {
   const errorId = crypto.randomUUID();
   if (err instanceof ApiError) {
-    if (err.status >= 500) logFailure(c, errorId, err);
+    // 501 (a feature not offered, such as xAPI voiding) is an answer, not a failure.
+    if (err.status >= 500 && err.status !== 501) logFailure(c, errorId, err);
     return errorResponse(c, err, errorId);
   }
   if (err instanceof HTTPException) {

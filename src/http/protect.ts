@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { verifyAccessToken } from "../auth/access-token";
 import type { AdmitResult, LimitCheck } from "../objects/token-gate";
 import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
+import { MAX_BATCH_EVENTS } from "../schemas/limits";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
 import { ApiError, serviceUnavailable, unauthorized } from "./errors";
@@ -10,6 +11,9 @@ import { delayHeader, throttleByIp } from "./ip-limit";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 export const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** An xAPI request names at most MAX_BATCH_EVENTS statements, so at most as many registration windows. */
+const MAX_STATEMENT_WINDOWS = MAX_BATCH_EVENTS;
 
 /**
  * The one gate in front of every API endpoint: bearer token -> caller (signature check, no storage
@@ -82,8 +86,10 @@ async function limitCheck(
   multiplier: number,
 ): Promise<LimitCheck> {
   let limit = rule.limit;
-  let bucket: string;
-  if (rule.kind === "partner") {
+  let bucket: string | string[];
+  if (rule.countsIn) {
+    bucket = await statementWindows(c, rule.countsIn, key);
+  } else if (rule.kind === "partner") {
     bucket = key;
   } else {
     const path = pattern.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent((c.req.param(name) ?? "").toLowerCase()));
@@ -99,6 +105,29 @@ async function limitCheck(
     }
   }
   return { kind: rule.kind, bucket, limit: scaledLimit(limit, multiplier), now: Date.now(), partnerId };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The windows an xAPI statements request counts in (docs/xapi.md): `countsIn`'s window of each
+ * registration named by a statement's `context.registration`, read from a clone of the body; the
+ * route's own window when the body names none (it will be a 400).
+ */
+async function statementWindows(c: Context<AppEnv>, countsIn: string, key: string): Promise<string[]> {
+  let body: unknown;
+  try {
+    body = await c.req.raw.clone().json();
+  } catch {
+    return [key];
+  }
+  const ids = new Set<string>();
+  for (const statement of Array.isArray(body) ? body : [body]) {
+    const id = (statement as { context?: { registration?: unknown } } | null)?.context?.registration;
+    if (typeof id === "string" && UUID.test(id.toLowerCase())) ids.add(id.toLowerCase());
+    if (ids.size >= MAX_STATEMENT_WINDOWS) break;
+  }
+  return ids.size ? [...ids].map((id) => countsIn.replace("{id}", id)) : [key];
 }
 
 /** The `action` field of a JSON body (batch goal assignment), read from a clone; undefined if absent or malformed. */

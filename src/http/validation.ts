@@ -11,6 +11,22 @@ interface Issue {
   message: string;
   code?: string;
   params?: Record<string, unknown>;
+  /** an invalid_union's issues per member, paths relative to the union */
+  errors?: Issue[][];
+}
+
+const wrongShape = (issues: Issue[]) => issues.length === 1 && issues[0]?.code === "invalid_type" && issues[0].path.length === 0;
+
+/**
+ * A union (xAPI: one statement or an array) that fails reports the problems of the member whose
+ * shape was sent (an object: the statement's; an array: its elements'), not "Invalid input".
+ */
+function expandUnions(issues: readonly Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const members = issue.code === "invalid_union" ? (issue.errors ?? []).filter((m) => !wrongShape(m)) : [];
+    if (members.length !== 1) return [issue];
+    return expandUnions(members[0] as Issue[]).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
+  });
 }
 
 /** `body.events[3].module_id` style paths, as decisions.md shows. */
@@ -21,7 +37,7 @@ export function issuePath(target: string, path: PropertyKey[]): string {
 }
 
 export function issuesToDetails(target: string, issues: readonly Issue[]): ErrorDetail[] {
-  return issues.map((issue) => ({ path: issuePath(target, issue.path), message: issue.message }));
+  return expandUnions(issues).map((issue) => ({ path: issuePath(target, issue.path), message: issue.message }));
 }
 
 /**

@@ -6,8 +6,11 @@ import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits
 /** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
 export interface LimitCheck {
   kind: LimitKind;
-  /** the counter: "METHOD /concrete/path" for token limits, the route key for partner limits */
-  bucket: string;
+  /**
+   * the counter: "METHOD /concrete/path" for token limits, the route key for partner limits; several
+   * token counters (an xAPI request naming several registrations) are counted all or none
+   */
+  bucket: string | string[];
   /** requests per window (already scaled by the configured multiplier) */
   limit: number;
   /** the caller's clock, ms since the epoch (protect passes Date.now(); tests pass their own) */
@@ -46,10 +49,10 @@ export class TokenGate extends DurableObject<Env> {
     if (check.kind === "partner") {
       await this.arm();
       const gate = this.env.PARTNER_GATE.get(this.env.PARTNER_GATE.idFromName(`partner:${check.partnerId}`));
-      const r = await gate.hit(check.bucket, check.limit, check.now);
+      const r = await gate.hit(String(check.bucket), check.limit, check.now);
       return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "partner-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
     }
-    const r = this.#log.hit(check.bucket, check.limit, check.now);
+    const r = typeof check.bucket === "string" ? this.#log.hit(check.bucket, check.limit, check.now) : this.#log.hitAll(check.bucket, check.limit, check.now);
     await this.arm(r.allowed ? check.now + RATE_WINDOW_MS : undefined);
     return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "token-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
   }

@@ -55,6 +55,12 @@ interface Case {
   onSuccess?(ctx: Ctx, res: ApiResponse, body: any): Promise<void> | void;
   /** after a refused request: prove nothing changed */
   unchanged?(ctx: Ctx, body: any): Promise<void>;
+  headers?: Record<string, string>;
+  /**
+   * The status when the body names another partner's resource (default 404): xAPI statements naming
+   * a registration that is not the caller's partner's are 400, like any unmappable statement (decisions.md).
+   */
+  foreignStatus?: number;
 }
 
 /** A read as the side's admin with a fresh token (follow-up reads never hit a rate limit). */
@@ -288,6 +294,39 @@ const EVENT_CASES: Case[] = [
   eventCase("batch-events", () => ({ events: [{ type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(1) }] })),
 ];
 
+// ---- xAPI statements ------------------------------------------------------------------------------
+
+/** A statement on the owner's registration (its account as the actor): 200 or 204 and one more event when allowed, none when refused. */
+function statementCase(method: "POST" | "PUT"): Case {
+  const id = crypto.randomUUID();
+  return {
+    key: `${method} /v0/xapi/statements` as RouteKey,
+    success: method === "POST" ? 200 : 204,
+    subject: "registration",
+    foreignStatus: 400,
+    headers: { "X-Experience-API-Version": "1.0.3" },
+    prepare: async (ctx) => ({ before: await eventCount(ctx.side.world.ownerReg.id), id: crypto.randomUUID() }),
+    query: (ctx) => (method === "PUT" ? `?statementId=${ctx.s.id}` : ""),
+    body: (ctx) => ({
+      ...(method === "POST" ? { id: ctx.s.id ?? id } : {}),
+      actor: { account: { homePage: "https://lms.example.edu", name: ctx.side.world.ownerAccount.external_user_id } },
+      verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
+      object: { id: "https://lms.example.edu/activities/mref-a1" },
+      result: { success: true },
+      context: { registration: ctx.side.world.ownerReg.id },
+      timestamp: minutesAgo(1),
+    }),
+    onSuccess: async (ctx) => {
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before + 1);
+    },
+    unchanged: async (ctx) => {
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before);
+    },
+  };
+}
+
+const XAPI_CASES: Case[] = [statementCase("POST"), statementCase("PUT")];
+
 // ---- recommendations and status and progress --------------------------------------------------------
 
 /** A goal of the side's instance assigned to the owner's registration, made for one cell. */
@@ -405,7 +444,7 @@ const WATCH_CASES: Case[] = [
   },
 ];
 
-const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES];
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...XAPI_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES];
 
 // ---- the machinery ----------------------------------------------------------------------------------
 
@@ -438,7 +477,7 @@ function tokenOf(fx: MatrixFixture, caller: CallerName): Promise<string> {
 
 function expectedStatus(c: Case, caller: CallerName): number {
   // Partner B's admin names partner A's resource: it does not exist for B.
-  if (caller === "otherPartnerAdmin" && c.subject !== null) return 404;
+  if (caller === "otherPartnerAdmin" && c.subject !== null) return c.foreignStatus ?? 404;
   return allows(callerRules[c.key], factsOf(caller, c.subject)) ? c.success : 403;
 }
 
@@ -446,7 +485,7 @@ async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise
   const ctx: Ctx = { ...base, s: c.prepare ? await c.prepare(base) : {} };
   const body = c.body?.(ctx);
   const { method, path } = pathOf(c, ctx, c.params?.(ctx) ?? {});
-  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
+  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body, headers: c.headers });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
   await expectCellOutcome(
     res,
@@ -482,6 +521,8 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
   it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {
     const row = (key: RouteKey) => CALLERS.map((caller) => expectedStatus(CASES.find((c) => c.key === key)!, caller));
     expect(row("POST /v0/registrations/{id}/graded-events")).toEqual([204, 204, 403, 403, 404]);
+    // xAPI: the event endpoints' rule; another partner's registration is an unmappable statement (400)
+    expect(row("POST /v0/xapi/statements")).toEqual([200, 200, 403, 403, 400]);
     expect(row("GET /v0/learning-instances/{id}/scoped-goals/{goal_id}")).toEqual([200, 403, 200, 403, 404]);
     expect(row("PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}")).toEqual([200, 403, 200, 403, 404]);
     expect(row("POST /v0/graphs")).toEqual([201, 403, 403, 403, 201]);
@@ -523,7 +564,7 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
   it("partner A's callers never reach partner B's resources (404, not 403) and change nothing", async () => {
     const callers: CallerName[] = ["admin", "owner", "instructor", "otherLearner"];
     for (const c of CASES.filter((c) => c.subject !== null)) {
-      for (const caller of callers) await runCell(c, { fx, side: fx.sideB, caller }, 404);
+      for (const caller of callers) await runCell(c, { fx, side: fx.sideB, caller }, c.foreignStatus ?? 404);
     }
   });
 

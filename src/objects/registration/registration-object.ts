@@ -10,12 +10,15 @@ import { modelGraphFor } from "../../policy/model-graph";
 import { unknownGoals } from "../../services/events";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
+import { loadPopulationRates } from "../../services/population-rates";
+import type { PopulationRates } from "../../tracing/rates";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
 import { Outbox } from "./outbox";
+import { PopulationShare } from "./population-share";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
 import type {
@@ -31,6 +34,7 @@ import type {
   RecommendRequest,
 } from "./rpc";
 import { migrate } from "./schema";
+import { StatementRecords } from "./statements";
 
 /** How soon the alarm retries an outbox send the queue refused. */
 const OUTBOX_RETRY_MS = 10_000;
@@ -49,9 +53,12 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
   readonly #analytics: AnalyticsStore;
+  readonly #statements: StatementRecords;
+  readonly #population: PopulationShare;
   /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
   readonly #graphLoads = new InFlight<GraphIndex | undefined>();
   readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
+  readonly #rateLoads = new InFlight<PopulationRates>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,6 +69,8 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#recommendations = new RecommendationCache(ctx.storage.kv);
     this.#outbox = new Outbox(ctx.storage.sql);
     this.#analytics = new AnalyticsStore(ctx.storage.kv);
+    this.#statements = new StatementRecords(ctx.storage.sql);
+    this.#population = new PopulationShare(ctx.storage.kv);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
@@ -81,23 +90,33 @@ export class RegistrationObject extends DurableObject<Env> {
     // awaits above let another request in, so the idempotency key is looked up again.
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
-    const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
+    // xAPI statements already stored are skipped; a stored id with other content refuses the request.
+    const statements = this.#statements.screen(request.events);
+    const resolved = resolveModules(graph, statements.fresh, request.ignoreInvalidModuleIds);
     const outcome: IngestOutcome =
       goalProblems.length > 0
         ? { ok: false, status: 422, message: "Unknown goal id(s).", details: goalProblems, replayed: false }
-        : resolved.details.length > 0
-          ? {
-              ok: false,
-              status: 422,
-              message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
-              details: resolved.details,
-              replayed: false,
-            }
-          : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+        : statements.conflicts.length > 0
+          ? { ok: false, status: 409, message: "A statement id was already used for a different statement.", details: statements.conflicts, replayed: false }
+          : resolved.details.length > 0
+            ? {
+                ok: false,
+                status: 422,
+                message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+                details: resolved.details,
+                replayed: false,
+              }
+            : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
     let next: ModelState | undefined;
     this.ctx.storage.transactionSync(() => {
-      if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
+      if (outcome.ok) {
+        next = this.#append(request, resolved.accepted, graph, items);
+        this.#statements.record(
+          resolved.accepted.map((r) => r.input),
+          request.nowMs,
+        );
+      }
       if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
     });
     // Only after the commit: a failed transaction leaves the cached state as it was.
@@ -123,9 +142,10 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const goal = await this.#preparedGoal(request.goal);
     if (this.ctx.storage.kv.get<string>("focus_goal_id") !== request.goal.id) this.ctx.storage.kv.put("focus_goal_id", request.goal.id);
+    const population = await this.#rates(request.goal.graphUuid, request.nowMs);
     const { learner, tutor } = this.#model.current();
-    const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, request.continuedRecommendations, () =>
-      recommend(goal, learner, tutor, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
+    const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, population.version, request.continuedRecommendations, () =>
+      recommend(goal, tutor, population, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
     );
     return { id, ...recommendation };
   }
@@ -133,9 +153,12 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Goal status and progress (spec 2.5) for each goal, by the same rules as the recommendation's ready and stuck. */
   async statuses(goals: GoalSpec[], nowMs: number): Promise<GoalStatus[]> {
     await this.#ensureStateMatchesParams();
-    const { learner, tutor } = this.#model.current();
     const out: GoalStatus[] = [];
-    for (const spec of goals) out.push(goalStatus(await this.#preparedGoal(spec), learner, tutor, { nowMs }));
+    for (const spec of goals) {
+      const goal = await this.#preparedGoal(spec);
+      const population = await this.#rates(spec.graphUuid, nowMs);
+      out.push(goalStatus(goal, this.#model.current().tutor, population, { nowMs }));
+    }
     return out;
   }
 
@@ -151,7 +174,10 @@ export class RegistrationObject extends DurableObject<Env> {
       return activeTimeValues(summary, firstDay, lastDay, utcOffsetMinutes);
     }
     const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
-    if (request.metric === "readiness-forecast") return readinessValues(state, this.#analytics.activity(), goals, request.nowMs);
+    if (request.metric === "readiness-forecast") {
+      const population = await this.#rates(request.graph.uuid, request.nowMs);
+      return readinessValues(this.#model.current(), this.#analytics.activity(), goals, population, request.nowMs);
+    }
     const graph = await this.#graph(request.graph.uuid, request.graph.version);
     const ctx = metricContext(graph, await this.#items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
@@ -163,7 +189,10 @@ export class RegistrationObject extends DurableObject<Env> {
   async watch(registrationId: string, goals: MetricGoal[], nowMs: number): Promise<WatchResult[]> {
     await this.#ensureStateMatchesParams();
     const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
-    return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, nowMs);
+    const graphUuid = goals[0]?.spec.graphUuid;
+    const population = graphUuid ? await this.#rates(graphUuid, nowMs) : undefined;
+    if (!population) return [];
+    return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, population, nowMs);
   }
 
   /**
@@ -192,12 +221,32 @@ export class RegistrationObject extends DurableObject<Env> {
     return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
-  /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
+  /**
+   * Off the response path: contributes the changed evidence to the population statistics (at most
+   * every CONTRIBUTE_EVERY_MS) and sends the outbox to its queues; a failed send is retried.
+   */
   override async alarm(): Promise<void> {
+    if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext(this.env, registrationId);
     if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
+    else if (this.#population.pending()) await this.ctx.storage.setAlarm(Math.max(Date.now(), this.#population.dueAt()));
+  }
+
+  /** The registration's changed evidence, re-read under the graph's current rates, into the outbox (src/tracing/contribute.ts). */
+  async #contribute(): Promise<void> {
+    await this.#ensureStateMatchesParams();
+    const kv = this.ctx.storage.kv;
+    const graphUuid = kv.get<string>("graph_uuid");
+    if (!graphUuid) return;
+    const nowMs = Date.now();
+    const graph = modelGraphFor(await this.#graph(graphUuid, kv.get<number>("graph_version") ?? 1));
+    const population = await this.#rates(graphUuid, nowMs);
+    this.ctx.storage.transactionSync(() => {
+      const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
+      this.#outbox.addPopulation(graphUuid, delta);
+    });
   }
 
   /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
@@ -212,6 +261,7 @@ export class RegistrationObject extends DurableObject<Env> {
       kv.put("account_id", request.accountId);
       kv.put("registration_created_at", request.registrationCreatedAt);
     }
+    if (kv.get("graph_version") !== request.graphVersion) kv.put("graph_version", request.graphVersion);
     if (request.focusGoalId) {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
@@ -239,6 +289,7 @@ export class RegistrationObject extends DurableObject<Env> {
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
     this.#model.write(state);
+    this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
     this.#outbox.addObservations(request.graphUuid, observations);
     if (interactions.length) {
       const published = this.#analytics.record(observations, interactions, () => this.#log.interactions());
@@ -299,9 +350,18 @@ export class RegistrationObject extends DurableObject<Env> {
     return graph;
   }
 
+  #rates(graphUuid: string, nowMs: number): Promise<PopulationRates> {
+    return this.#rateLoads.run(graphUuid, () => loadPopulationRates(openDb(this.env.DB), graphUuid, nowMs));
+  }
+
   #items(graphUuid: string, nowMs: number): Promise<Record<string, ItemEntry>> {
     return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
   }
+}
+
+/** Objectives whose evidence an update changed (a step was added since). */
+function changedEvidence(before: ModelState["tutor"], after: ModelState["tutor"]): string[] {
+  return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
 }
 
 /** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
