@@ -25,13 +25,6 @@ export async function completedReceipt(p: Partner, erasureId: string, timeout = 
   return body;
 }
 
-/** Erases an account and waits for the complete receipt. */
-export async function eraseAccount(p: Partner, accountId: string): Promise<Json> {
-  const res = await requestErasure(p, `/v0/accounts/${accountId}/erasure`);
-  if (res.status !== 202) throw new Error(`erasure: ${res.status} ${JSON.stringify(res.body)}`);
-  return completedReceipt(p, res.body.erasure_id);
-}
-
 /** A graded event body, `minutes` ago. */
 export const graded = (moduleId: string, correct: boolean, minutes = 1) => ({
   module_id: moduleId,
