@@ -2247,6 +2247,8 @@ export interface components {
             instance_hash?: string;
             recommendation_id?: number;
             graph_version?: number;
+            /** @description The xAPI statement the event came from (POST /v0/xapi/statements). */
+            statement_id?: string;
         };
         DataRequest: {
             /** Format: uuid */
