@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a graph document
-         * @description Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 16 MiB (docs/graphs.md).
+         * @description Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 6 MiB (docs/graphs.md).
          *
          *     **Callers:** the partner admin.
          */
@@ -446,7 +446,7 @@ export interface paths {
         put?: never;
         /**
          * Create a knowledge graph
-         * @description Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 16 MiB.
+         * @description Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 6 MiB.
          *
          *     **Callers:** the partner admin.
          */
@@ -1440,7 +1440,7 @@ export interface components {
             bundles: number;
             taxa: number;
         };
-        /** @description At most 20,000 modules and 2,000 learning objectives. Request bodies up to 16 MiB are accepted on the graph document routes. */
+        /** @description At most 20,000 modules, 2,000 learning objectives, 20,000 bundles and 20,000 taxa. Request bodies up to 6 MiB are accepted on the graph document routes. A validation lists at most 1000 errors and 1000 warnings (the last entry counts the rest). */
         GraphDocument: {
             /**
              * @description The partner's graph reference; unique per partner, immutable.
@@ -1927,7 +1927,7 @@ export interface components {
          */
         InstanceActiveTimeRowsRequest: {
             /**
-             * @description ISO 8601 date or date-time
+             * @description ISO 8601 date or date-time, in the years 1970 to 2100
              * @example 2027-01-04
              */
             start_date: string;
@@ -1995,7 +1995,7 @@ export interface components {
          */
         ActiveTimeRowsRequest: {
             /**
-             * @description ISO 8601 date or date-time
+             * @description ISO 8601 date or date-time, in the years 1970 to 2100
              * @example 2027-01-04
              */
             start_date: string;
@@ -2076,6 +2076,7 @@ export interface components {
             };
         };
         /**
+         * @description Limits (422 beyond, naming the limit; page by accounts): at most 500 accounts, 20 groups, 200 distinct objectives, 11 confidence levels; accounts × distinct objectives ≤ 10,000; accounts × (groups + distinct objectives + 1) × levels ≤ 50,000; an answer of at most 10 MB.
          * @example {
          *       "account_ids": [
          *         "7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65",
@@ -2246,6 +2247,8 @@ export interface components {
             instance_hash?: string;
             recommendation_id?: number;
             graph_version?: number;
+            /** @description The xAPI statement the event came from (POST /v0/xapi/statements). */
+            statement_id?: string;
         };
         DataRequest: {
             /** Format: uuid */
@@ -4483,7 +4486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
             413: {
                 headers: {
                     [name: string]: unknown;

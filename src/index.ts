@@ -1,4 +1,6 @@
+import { env as startupEnv } from "cloudflare:workers";
 import { createApp } from "./app";
+import { configFrom } from "./config";
 import { openDb } from "./db/client";
 import type { Env } from "./env";
 import { DEAD_LETTER_SUFFIX, QUEUE_PREFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
@@ -13,6 +15,11 @@ export { IpGate } from "./objects/ip-gate";
 export { PartnerGate } from "./objects/partner-gate";
 export { RegistrationObject } from "./objects/registration/registration-object";
 export { TokenGate } from "./objects/token-gate";
+
+// A bad configuration (a CORS_ALLOWED_ORIGINS with "*", a short TOKEN_SIGNING_KEY, ...) stops the
+// Worker at startup, which fails its deployment (and `npm start`), instead of answering every request
+// with a 500 (decisions.md "Input hygiene"; `npm run deploy:check` checks wrangler.toml's vars before).
+configFrom(startupEnv as Env);
 
 const app = createApp();
 

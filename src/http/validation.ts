@@ -1,5 +1,6 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { ErrorDetail } from "../schemas/common";
+import { isLimitIssue } from "../schemas/limit-checks";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
 
@@ -9,6 +10,7 @@ interface Issue {
   path: PropertyKey[];
   message: string;
   code?: string;
+  params?: Record<string, unknown>;
   /** an invalid_union's issues per member, paths relative to the union */
   errors?: Issue[][];
 }
@@ -38,10 +40,15 @@ export function issuesToDetails(target: string, issues: readonly Issue[]): Error
   return expandUnions(issues).map((issue) => ({ path: issuePath(target, issue.path), message: issue.message }));
 }
 
-/** Every zod validation failure becomes a 400 with one detail per problem. */
+/**
+ * A zod validation failure becomes a 400 with one detail per problem; a request whose only problems
+ * are limits marked as 422 limits (src/schemas/limit-checks.ts) is a 422 naming them.
+ */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) => {
   if (result.success) return;
-  const details = issuesToDetails(result.target, result.error.issues);
+  const issues = result.error.issues as readonly Issue[];
+  const details = issuesToDetails(result.target, issues);
+  if (issues.every(isLimitIssue)) throw new ApiError(422, `Over a limit of this endpoint: ${issues[0]?.message} (see details).`, details);
   // A path id that is not a UUID is a 400 like any other malformed input.
   throw new ApiError(400, "The request is not valid; see details.", details);
 };

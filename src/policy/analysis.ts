@@ -142,10 +142,18 @@ export class GoalAnalysis {
     return this.beliefs.blocked[k] as number;
   }
 
-  /** The objective the learner is stuck on (the first needed one past stuckLevel), if any. */
+  /**
+   * The objective the learner is stuck on, if any: the first needed one the learner cannot learn now
+   * with probability past stuckLevel (blocked on it, or a prerequisite missing) although every one
+   * of its prerequisites is settled, so no remediation is left to try.
+   */
   stuckObjective(): number | undefined {
     if (this.complete()) return undefined;
-    return this.neededNow().find((k) => this.blocked(k) >= POLICY.stuckLevel);
+    return this.neededNow().find(
+      (k) =>
+        1 - this.known(k) - (this.beliefs.learnable[k] as number) >= POLICY.stuckLevel &&
+        (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel),
+    );
   }
 
   /** Has the learner answered anything in scope? */

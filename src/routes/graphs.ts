@@ -46,7 +46,7 @@ const ingestRoute = apiRoute({
   operationId: "createGraph",
   summary: "Create a knowledge graph",
   description:
-    "Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 16 MiB.",
+    "Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 6 MiB.",
   request: { body: jsonBody(GraphDocumentSchema) },
   responses: {
     201: json(GraphVersionCreatedSchema, "The new graph"),
@@ -62,7 +62,7 @@ const validateRoute = apiRoute({
   operationId: "validateGraph",
   summary: "Validate a graph document",
   description:
-    "Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 16 MiB (docs/graphs.md).",
+    "Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 6 MiB (docs/graphs.md).",
   request: { body: jsonBody(GraphDocumentSchema) },
   responses: { 200: json(GraphValidationSchema, "The validation report"), ...body413 },
 });

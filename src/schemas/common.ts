@@ -77,7 +77,32 @@ export function uuidParams<K extends string>(name: K) {
   return z.object({ [name]: field } as Record<K, typeof field>);
 }
 
-export const isoDateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
+/**
+ * Every date and date-time the API takes lies in the years 1970 to 2100 (UTC; decisions.md "Input
+ * hygiene"): anything else is a typo or a sentinel, and is refused with 400 in every field alike.
+ */
+export const DATE_RANGE = { fromMs: Date.UTC(1970, 0, 1), untilMs: Date.UTC(2101, 0, 1) } as const;
+const RANGE_MESSAGE = "must lie between 1970-01-01T00:00:00Z and 2100-12-31T23:59:59Z";
+const inDateRange = (v: string) => {
+  const ms = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
+  return ms >= DATE_RANGE.fromMs && ms < DATE_RANGE.untilMs;
+};
+/** The year range as the document can state it (the instant itself, offset applied, is checked too). */
+const YEARS = /^(19[7-9][0-9]|20[0-9][0-9]|2100)-/;
+
+/** An ISO 8601 date-time with an offset, in 1970..2100. */
+export const isoDateTime = z.iso
+  .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
+  .regex(YEARS, { message: RANGE_MESSAGE })
+  .refine(inDateRange, { message: RANGE_MESSAGE })
+  .openapi({ format: "date-time" });
+
+/** An ISO 8601 calendar date (2027-01-04), in 1970..2100. */
+export const isoDate = z.iso
+  .date({ message: "must be an ISO 8601 date (2027-01-04)" })
+  .regex(YEARS, { message: RANGE_MESSAGE })
+  .refine(inDateRange, { message: RANGE_MESSAGE })
+  .openapi({ format: "date" });
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   required: true,

@@ -25,6 +25,7 @@ export function metricContext(graph: GraphIndex, items: Record<string, ItemEntry
     filter: SERVICE_PARAMS.filter,
     globalDifficulty: SERVICE_PARAMS.globalDifficulty,
     pool: itemPoolsFor(graph, items),
+    memo: { terms: new Map() },
   };
 }
 
