@@ -35,7 +35,7 @@ async function population(graphId: string) {
     version: (await db().select().from(populationGraphs).where(eq(populationGraphs.graphId, graphId)).get())?.version,
   };
 }
-const answersIn = (p: Awaited<ReturnType<typeof population>>) => p.items.reduce((s, r) => s + r.known + r.unknown, 0);
+const answersIn = (p: Awaited<ReturnType<typeof population>>) => p.items.reduce((s, r) => s + r.known + r.unknown + r.partial, 0);
 
 const answers = (n: number, shift: number) => ({
   events: Array.from({ length: n }, (_, k) => ({
