@@ -9,8 +9,7 @@
 import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
 import { uncalibratedPool } from "./predicted-score";
-import { type AccountGraphProjection, PROJECTION_VERSION } from "./projection";
-import type { PublishableState } from "./projection-publish";
+import { type AccountGraphProjection, PROJECTION_VERSION, type PublishableState } from "./projection";
 import { type ScoreMemo, type ScoreTerm, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON } from "./score-params";
 

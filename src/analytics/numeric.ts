@@ -1,7 +1,7 @@
 /** Numeric helpers of the analytics math. Pure and deterministic. */
-import { normalQuantile, sigmoid } from "../model/math";
+import { logit, normalQuantile, sigmoid } from "../model/math";
 
-export { normalQuantile, sigmoid };
+export { logit, normalQuantile, sigmoid };
 
 /** Complementary error function (Numerical Recipes erfcc, |relative error| < 1.2e-7). */
 export function erfc(x: number): number {

@@ -1,6 +1,6 @@
 /** Building the projection messages a registration publishes (its learner state, or its removal). */
 import { canonicalSketch } from "./coverage-sketch";
-import { PROJECTION_VERSION, type ProjectionMessage } from "./projection";
+import { PROJECTION_VERSION, type ProjectionMessage, type PublishableState } from "./projection";
 
 /** Identity of the publishing registration. */
 export interface PublisherMeta {
@@ -12,12 +12,6 @@ export interface PublisherMeta {
   seq: number;
   /** Time of the registration's first event (ms), if known. */
   firstActivity?: number;
-}
-
-/** The learner-state fields a message is built from (structurally a LearnerState of src/model). */
-export interface PublishableState {
-  global: { mu: number; v: number; n: number; t: number };
-  objectives: Record<string, { mu: number; v: number; n: number; t: number }>;
 }
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;

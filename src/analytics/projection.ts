@@ -202,3 +202,9 @@ export function applyProjectionMessage(projection: AccountGraphProjection | unde
   const one = projectionOfMessage(message);
   return mergeProjections(projection ?? emptyProjection(message.accountId, message.graphId), one);
 }
+
+/** The learner-state fields a message is built from (structurally a LearnerState of src/model). */
+export interface PublishableState {
+  global: { mu: number; v: number; n: number; t: number };
+  objectives: Record<string, { mu: number; v: number; n: number; t: number }>;
+}

@@ -14,7 +14,7 @@
  * what the model serves, and "an observed share fell below a percentile" is counted with the same
  * cells (fractional credit for the cell containing the percentile) in scripts/eval-score.ts.
  */
-import { binomialPmf, hermiteRule, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
+import { binomialPmf, hermiteRule, logit, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
 import { clampLevel, type ScoreTerm, type ShareDistribution, shareCell } from "./share-cells";
 import { EXACT_LATTICE, type LatticeCache, smallGroup } from "./small-group";
 import { SHARED_NODES, type TermMemo, termNodes } from "./term-nodes";
@@ -38,10 +38,6 @@ const EXACT_MAX_ANSWERS = 2000;
 const SINGLE_HERMITE = 24;
 const SMALL_HORIZON = 50;
 const SINGLE_NODES = 96;
-
-function logit(q: number): number {
-  return Math.log(q / (1 - q));
-}
 
 /** Distribution of the share for one term (exact up to quadrature over the ability). */
 function singleTerm(t: ScoreTerm): ShareDistribution {
