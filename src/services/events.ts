@@ -1,4 +1,5 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { inList } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { goals as goalsTable } from "../db/schema";
 import type { Env } from "../env";
@@ -36,15 +37,12 @@ export async function unknownGoals(db: Db, learningInstanceId: string, goals: Go
   if (goals.length === 0) return [];
   const ids = [...new Set(goals.map((g) => g.goalId.toLowerCase()))];
   const known = new Set<string>();
-  // D1 binds at most 100 parameters per statement.
-  for (let i = 0; i < ids.length; i += 90) {
-    const rows = await db
-      .select({ id: goalsTable.id })
-      .from(goalsTable)
-      .where(and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, learningInstanceId), isNull(goalsTable.deletedAt)))
-      .all();
-    for (const r of rows) known.add(r.id);
-  }
+  const rows = await db
+    .select({ id: goalsTable.id })
+    .from(goalsTable)
+    .where(and(inList(goalsTable.id, ids), eq(goalsTable.learningInstanceId, learningInstanceId), isNull(goalsTable.deletedAt)))
+    .all();
+  for (const r of rows) known.add(r.id);
   return goals
     .filter((g) => !known.has(g.goalId.toLowerCase()))
     .map(({ goalId, path }) => ({ path, message: `'${goalId}' is not a goal of the registration's learning instance` }));

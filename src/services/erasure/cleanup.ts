@@ -1,4 +1,5 @@
-import { and, eq, notInArray, sql } from "drizzle-orm";
+import { and, eq, notInArray } from "drizzle-orm";
+import { IN_BOUND_LIST, inList } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { type ErasureRow, erasureTargets, learningInstances, registrations } from "../../db/schema";
 import type { Env } from "../../env";
@@ -36,7 +37,7 @@ export async function removeProjections(env: Env, db: Db, erasure: ErasureRow): 
       erasure.id,
       "account_projections",
       "account_projections",
-      "graph_id = ? AND account_id IN (SELECT value FROM json_each(?))",
+      `graph_id = ? AND account_id ${IN_BOUND_LIST}`,
       instance.graphUuid,
       JSON.stringify(accountIds),
     ),
@@ -47,7 +48,7 @@ export async function removeProjections(env: Env, db: Db, erasure: ErasureRow): 
     .innerJoin(learningInstances, eq(learningInstances.id, registrations.learningInstanceId))
     .where(
       and(
-        sql`${registrations.accountId} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)}))`,
+        inList(registrations.accountId, accountIds),
         eq(learningInstances.graphUuid, instance.graphUuid),
         notInArray(registrations.id, db.select({ id: erasureTargets.registrationId }).from(erasureTargets).where(eq(erasureTargets.erasureId, erasure.id))),
       ),
