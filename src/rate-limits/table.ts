@@ -14,6 +14,9 @@
  */
 export const RATE_WINDOW_MS = 60_000;
 
+/** Who refused a request (spec section 7: the `X-Service-Rate-Exceeded` values); the client reads the same type. */
+export type LimitedBy = "token-limited" | "partner-limited" | "ip-limited";
+
 export type LimitKind = "token" | "partner";
 
 export interface RateLimitRule {
