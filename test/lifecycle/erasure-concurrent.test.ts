@@ -4,11 +4,10 @@ import { openDb } from "../../src/db/client";
 import type { IngestRequest } from "../../src/objects/registration/rpc";
 import { claimStatements } from "../../src/services/xapi";
 import type { MappedStatement } from "../../src/services/xapi-mapping";
-import { call, createAccount, createInstance, type Json, newPartner, register } from "../support/api";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
 import { createGoal } from "../support/goals";
 import { graded, receipt, requestErasure } from "../support/lifecycle";
 import { scanD1, scanObjects } from "../support/storage-scan";
-import { freshAdminToken } from "../support/tutoring";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
