@@ -17,7 +17,7 @@ import type { DifficultyConfig, DifficultyTables } from "./calibration/difficult
 import { filterOnlyParams } from "./calibration/difficulty-tables";
 import { fitLogistic, type L2Config, layout, scoreDesign } from "./calibration/logistic-fit";
 import { capRows, shuffled, type TrainingSequence } from "./calibration/sequences";
-import { logLoss } from "./metrics";
+import { logLoss } from "./evaluation-metrics";
 import { DEFAULT_FILTER, type FilterParams, type ModelParams } from "./params";
 
 export interface CalibrateOptions {

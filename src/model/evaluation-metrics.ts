@@ -1,4 +1,4 @@
-/** Evaluation metrics: exact rank-based AUC (ties averaged), RMSE, accuracy, log-loss. */
+/** Evaluation metrics of predictions (eval:kt, calibration; not the API's metric rows): rank-based AUC (ties averaged), RMSE, accuracy, log-loss. */
 
 export function auc(p: ArrayLike<number>, y: ArrayLike<number>): number {
   const n = p.length;

@@ -2,9 +2,10 @@
  * The logistic predictor: dense feature weights, item easiness, and per-objective easiness and count
  * weights, fitted by L2-regularised maximum likelihood on a replayed design.
  */
+
+import { auc, logLoss } from "../evaluation-metrics";
 import { NUM_FEATURES } from "../features";
 import { sigmoid } from "../math";
-import { auc, logLoss } from "../metrics";
 import type { Design, Vocab } from "./design";
 import { fitPenalisedLogistic, type LogisticRows } from "./logistic-objective";
 
