@@ -12,15 +12,15 @@ import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/s
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
 import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
-import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
+import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../core-api/fixture";
 import { type ApiResponse, call, createGraph, freshAdminToken, type Json, mintToken, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignGoal, assignmentPath, createGoal, goalBody, goalPath, goalsPath } from "../support/goals";
 import { eventCount, focusOf } from "../support/registration-object";
-import { FOUNDATION_ROUTE, type MatrixFixture, minutesAgo, newMatrixFixture, type Side } from "./support";
+import { type MatrixFixture, minutesAgo, newMatrixFixture, ROSTER_ROUTE, type Side } from "./support";
 
 /**
- * The authorization matrix for every callerRules row the foundation matrix does not cover
+ * The authorization matrix for every callerRules row the roster matrix does not cover
  * (graphs, scoped goals and their assignment, student events, and whatever rows land later — the
  * guard test below fails until they get a case). Each row is called by the five callers; the
  * expected status is derived from the roles in `callerRules`. Allowed cells must answer the route's
@@ -606,19 +606,19 @@ beforeAll(async () => {
 
 const nameOf = (c: Case) => c.key;
 
-describe("authorization matrix, all routes beyond the foundation (callerRules)", () => {
-  it("every callerRules row is covered by this matrix or the foundation matrix, and each case is a row", () => {
+describe("authorization matrix, all routes beyond the roster (callerRules)", () => {
+  it("every callerRules row is covered by this matrix or the roster matrix, and each case is a row", () => {
     const keys = Object.keys(callerRules);
     const covered = new Set<string>(CASES.map((c) => c.key));
-    const uncovered = keys.filter((k) => !FOUNDATION_ROUTE.test(k) && !covered.has(k));
+    const uncovered = keys.filter((k) => !ROSTER_ROUTE.test(k) && !covered.has(k));
     expect(uncovered, "callerRules rows covered by neither matrix: add a case to test/authorization/matrix-all.test.ts").toEqual([]);
     for (const c of CASES) {
       expect(keys).toContain(c.key);
-      expect(FOUNDATION_ROUTE.test(c.key), `${c.key} belongs to the foundation matrix`).toBe(false);
+      expect(ROSTER_ROUTE.test(c.key), `${c.key} belongs to the roster matrix`).toBe(false);
     }
     expect(new Set(CASES.map(nameOf)).size, "one case per row").toBe(CASES.length);
-    // sanity: the foundation pattern still matches its rows
-    expect(keys.filter((k) => FOUNDATION_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
+    // sanity: the roster pattern still matches its rows
+    expect(keys.filter((k) => ROSTER_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
   });
 
   it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {

@@ -1,11 +1,11 @@
-import { type Fixture, newFixture, type World } from "../foundation/fixture";
+import { type Fixture, newFixture, type World } from "../core-api/fixture";
 import { ensureDemoGraph, freshAdminToken, type Json, type Partner, uniqueId } from "../support/api";
 import { assignGoal, createGoal, goalBody } from "../support/goals";
 
-/** The routes the foundation matrix (test/foundation/authorization-matrix.test.ts) covers. */
-export { FOUNDATION_ROUTE } from "../foundation/fixture";
+/** The routes the roster matrix (test/core-api/authorization-matrix.test.ts) covers. */
+export { ROSTER_ROUTE } from "../core-api/fixture";
 
-/** One partner's resources the matrix names: the foundation world plus its graph and a goal assigned to the owner's registration. */
+/** One partner's resources the matrix names: the core-api fixture's world plus its graph and a goal assigned to the owner's registration. */
 export interface Side {
   p: Partner;
   world: World;

@@ -7,7 +7,7 @@ import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/services/item-params";
-import { expectErrorBody } from "../foundation/fixture";
+import { expectErrorBody } from "../core-api/fixture";
 import {
   type ApiResponse,
   call,

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectErrorBody, expectValidation } from "../foundation/fixture";
+import { expectErrorBody, expectValidation } from "../core-api/fixture";
 import {
   type ApiResponse,
   BASE,
