@@ -8,7 +8,7 @@ import type { RuntimeGraph } from "./runtime-graph";
 
 /**
  * Objective and module ids (bundles included) of the previous version missing from the new
- * document: an update may add and rename, never remove (decisions.md).
+ * document: an update may add and rename, never remove (docs/graphs.md "Updates").
  */
 export function removedIds(previous: { objectives: readonly string[]; modules: readonly string[] }, doc: GraphDocument, pathPrefix = "body"): GraphIssue[] {
   const objectiveIds = new Set(doc.learning_objectives.map((o) => o.id));
@@ -30,7 +30,7 @@ export function removedIds(previous: { objectives: readonly string[]; modules: r
 
 /**
  * Everything an update (PUT /v0/graphs/{graph_id}) may not do to the ids of the previous version
- * (decisions.md: "additions and renames only"): remove an objective, module, bundle or taxon
+ * (docs/graphs.md "Updates": additions and renames only): remove an objective, module, bundle or taxon
  * (`removedIds`, plus taxa here), or, for an id it keeps, take something away or change its kind:
  * - an objective losing a prerequisite;
  * - an atom losing an aligned objective, or changing its `type`;

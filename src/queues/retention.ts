@@ -11,7 +11,7 @@ const VISITS_AT_ONCE = 25;
 const DAY_MS = 86_400_000;
 
 /**
- * The retention job (decisions.md "Student data lifecycle", docs/privacy.md "Retention"), run by the
+ * The retention job (docs/privacy.md "Retention"), run by the
  * scheduled handler every minute. For each partner with `event_retention_days`, a pass visits every
  * registration (deleted ones too: their logs are kept) in rowid order and asks its Durable Object to
  * remove the events received before the horizon (src/objects/registration/retention.ts); the object

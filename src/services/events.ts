@@ -31,7 +31,7 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
 /**
  * The goal ids named that are not live goals of the learning instance, as error details (empty when
  * all are). Called by the RegistrationObject after its Idempotency-Key lookup, so a retry of a
- * stored request is answered before anything is checked against current data (decisions.md).
+ * stored request is answered before anything is checked against current data (docs/api-conventions.md "Events").
  */
 export async function unknownGoals(db: Db, learningInstanceId: string, goals: GoalRef[]): Promise<ErrorDetail[]> {
   if (goals.length === 0) return [];

@@ -1,6 +1,6 @@
 /**
- * Assignment of scoped goals to the registrations of their learning instance (decisions.md
- * "Scoped goals": PUT/GET/DELETE .../scoped-goals/{goal_id}/registrations[/{registration_id}]).
+ * Assignment of scoped goals to the registrations of their learning instance (docs/goals.md:
+ * PUT/GET/DELETE .../scoped-goals/{goal_id}/registrations[/{registration_id}]).
  * Goal CRUD and scope resolution live in ./goals.ts.
  *
  * Functions later features use: `isAssigned`, `findAssignment`, `assignedGoalsOf`, `listAssignedRegistrations`.

@@ -14,7 +14,7 @@ export interface RecommendationFlags {
 
 /**
  * GET /v0/registrations/{id}/recommendation: the goal must be a live goal of the registration's
- * learning instance assigned to the registration (else 404, decisions.md "Scoped goals"); the
+ * learning instance assigned to the registration (else 404, docs/goals.md "The decided rules"); the
  * registration's Durable Object focuses it and answers from its learner state (one D1 query here,
  * one object call).
  */

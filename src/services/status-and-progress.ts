@@ -13,7 +13,7 @@ export interface StatusRow {
   status_and_progress: StatusAndProgress[];
 }
 
-/** The cell of a goal not assigned to the registration (decisions.md "Clarifications"). */
+/** The cell of a goal not assigned to the registration (docs/api-conventions.md "Lists, tables and metrics bodies"). */
 export function unassignedCell(goal: GoalRow): StatusAndProgress {
   const body: GoalBody = goal.body;
   const targetIds = body.targets?.include ?? (body.topics ?? []).flatMap((t) => t.targets.include);

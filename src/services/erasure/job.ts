@@ -8,7 +8,7 @@ import { registrationDigest } from "./fence";
 import { addProgress } from "./ledger";
 
 /**
- * The erasure job (decisions.md "Student data lifecycle", docs/privacy.md "Erasure"): driven by the
+ * The erasure job (docs/privacy.md "Erasure"): driven by the
  * erasure queue (src/queues/erasures.ts), never on a request's path. It runs the erasure's steps in
  * order, each in bounded chunks, and records the next step in D1, so a job that dies half way is
  * resumed where it stopped (the queue redelivers, the scheduled handler re-sends stalled ones). Every

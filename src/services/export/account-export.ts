@@ -107,8 +107,8 @@ async function registrationHead(env: Env, db: Db, r: Registration, removed: numb
 }
 
 /**
- * GET /v0/accounts/{id}/export: the account's data as one JSON document (decisions.md "Student
- * data lifecycle"), produced piece by piece: the account, then per registration its head (goals,
+ * GET /v0/accounts/{id}/export: the account's data as one JSON document (docs/privacy.md
+ * "Export"), produced piece by piece: the account, then per registration its head (goals,
  * beliefs, statuses) and its events a page at a time, so memory holds one page whatever the log's length.
  */
 export async function* accountDocument(env: Env, db: Db, account: AccountRow, tally: ExportTally): AsyncGenerator<string> {

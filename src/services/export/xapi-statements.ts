@@ -3,8 +3,8 @@ import type { ExportedEventRow } from "../../objects/registration/export";
 import type { XapiStatementSchema } from "../../schemas/data-lifecycle";
 
 /**
- * A stored event as an xAPI 1.0.3 statement (decisions.md "Student data lifecycle": the export
- * with `?format=xapi`; docs/privacy.md "Export" has the mapping table). Statement ids are
+ * A stored event as an xAPI 1.0.3 statement (the export with
+ * `?format=xapi`; docs/privacy.md "Export" has the mapping table). Statement ids are
  * name-based (UUID version 5 of the registration and the event's sequence number), so exporting
  * twice gives the same statements and an LRS stores each once. No `version`, `stored` or
  * `authority`: an LRS sets them.
