@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LearningInstanceRow } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -28,7 +28,7 @@ const refused422 = refusal("Semantically refused (see details)");
 /** Loads the learning instance and applies the caller rule (Admin or an instructor of the instance). */
 async function instanceFor(c: Context<AppEnv>, id: string): Promise<LearningInstanceRow> {
   const li = await requireLearningInstance(c.get("db"), id);
-  await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
+  await authorize(c, instanceSubject(li));
   return li;
 }
 

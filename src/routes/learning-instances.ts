@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { LearningInstanceRow } from "../db/schema";
-import { authorize, type Subject } from "../http/authorize";
+import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -20,8 +19,6 @@ import {
 import { registrationView } from "../services/registrations";
 
 const idParams = uuidParams("id");
-
-const subjectOf = (li: LearningInstanceRow): Subject => ({ kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
 
 const createRouteDef = apiRoute({
   method: "post",
@@ -115,12 +112,12 @@ export const learningInstancesRouter = createRouter()
   })
   .openapi(getRouteDef, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     return c.json(learningInstanceView(li), 200);
   })
   .openapi(putRouteDef, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     const { graph_id, ...fields } = c.req.valid("json");
     if (graph_id !== undefined && !(await namesInstanceGraph(c.get("db"), li, graph_id))) {
       throw unprocessable("graph_id cannot be changed after creation.", [{ path: "body.graph_id", message: "immutable" }]);
@@ -130,13 +127,13 @@ export const learningInstancesRouter = createRouter()
   })
   .openapi(deleteRouteDef, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     await deleteLearningInstance(c.get("db"), li.id);
     return c.body(null, 204);
   })
   .openapi(registrationsRouteDef, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").li_id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     const { type, offset, limit } = c.req.valid("query");
     const rows = await listRegistrationsOfInstance(c.get("db"), li.id, type, offset, limit);
     return c.json(rows.map(registrationView), 200);
