@@ -6,6 +6,7 @@ import type { Env } from "../env";
 import { ApiError, badRequest, serviceUnavailable } from "../http/errors";
 import type { EventInput, GoalRef, IngestOutcome, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
+import { registrationObject } from "./registrations";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -58,7 +59,7 @@ export async function unknownGoals(db: Db, learningInstanceId: string, goals: Go
 export async function ingestEvents(env: Env, request: IngestRequest): Promise<void> {
   let outcome: IngestOutcome;
   try {
-    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(request.registrationId));
+    const stub = registrationObject(env, request.registrationId);
     outcome = await stub.ingest(request);
   } catch (error) {
     if (error instanceof ApiError) throw error;

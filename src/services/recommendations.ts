@@ -6,6 +6,7 @@ import { notFound } from "../http/errors";
 import type { RecommendationView } from "../schemas/recommendations";
 import { goalSpecOf } from "./goal-specs";
 import type { RegistrationContext } from "./registrations";
+import { registrationObject } from "./registrations";
 
 export interface RecommendationFlags {
   continuedRecommendations: boolean;
@@ -33,7 +34,7 @@ export async function recommendationFor(
     .get();
   if (!row) throw notFound("Scoped goal");
   if (row.assignedAt === null) throw notFound("Goal assignment (the goal is not assigned to this registration)");
-  const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(context.registration.id));
+  const stub = registrationObject(env, context.registration.id);
   const r = await stub.recommend({
     goal: goalSpecOf(row.goal, context.graphUuid, context.graphVersion),
     continuedRecommendations: flags.continuedRecommendations,

@@ -3,6 +3,7 @@ import { IN_BOUND_LIST, inList } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { type ErasureRow, erasureTargets, learningInstances, registrations } from "../../db/schema";
 import type { Env } from "../../env";
+import { registrationObject } from "../registrations";
 import { addProgress, countedDelete, sumCounts } from "./ledger";
 
 const REPUBLISH_AT_ONCE = 25;
@@ -55,7 +56,7 @@ export async function removeProjections(env: Env, db: Db, erasure: ErasureRow): 
     )
     .all();
   for (let i = 0; i < others.length; i += REPUBLISH_AT_ONCE) {
-    await Promise.all(others.slice(i, i + REPUBLISH_AT_ONCE).map((r) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(r.id)).republishProjection()));
+    await Promise.all(others.slice(i, i + REPUBLISH_AT_ONCE).map((r) => registrationObject(env, r.id).republishProjection()));
   }
   return true;
 }

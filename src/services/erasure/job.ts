@@ -3,6 +3,7 @@ import { IN_BOUND_LIST, jsonEach } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { accessTokens, ERASURE_STEPS, type ErasureRow, type ErasureStep, erasedRegistrations, erasures, erasureTargets } from "../../db/schema";
 import type { Env } from "../../env";
+import { registrationObject } from "../registrations";
 import { finishErasure, removeProjections } from "./cleanup";
 import { registrationDigest } from "./fence";
 import { addProgress } from "./ledger";
@@ -94,7 +95,7 @@ async function objects(env: Env, db: Db, erasure: ErasureRow): Promise<boolean> 
     .limit(OBJECTS_AT_ONCE)
     .all();
   if (pending.length === 0) return true;
-  const counts = await Promise.all(pending.map((t) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(t.id)).erase()));
+  const counts = await Promise.all(pending.map((t) => registrationObject(env, t.id).erase()));
   await db.batch([
     db.update(erasures).set({ updatedAt: Date.now() }).where(eq(erasures.id, erasure.id)),
     ...pending.map((t, i) =>
