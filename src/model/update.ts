@@ -118,11 +118,11 @@ export function applyGraded(state: LearnerState, params: ModelParams, graph: Pre
   const m = os.length || 1;
   const shifts: ObjectiveShift[] = [];
   for (let i = 0; i < os.length; i++) {
-    const o = os[i] as ObjectiveState;
+    const o = os[i]!;
     const va = o.v / m;
     const dMu = (va * g) / denom;
     const vPost = Math.max(1e-6, o.v - (va * va * h) / denom);
-    shifts.push({ objective: objs[i] as string, dMu, varRatio: vPost / o.v });
+    shifts.push({ objective: objs[i]!, dMu, varRatio: vPost / o.v });
     o.mu += dMu;
     o.v = Math.min(f.priorVarObjective, vPost + f.noiseObjective);
     count(o, y, p, timeMs, state.seq);
