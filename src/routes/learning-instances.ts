@@ -20,7 +20,7 @@ import { registrationView } from "../services/registrations";
 
 const idParams = uuidParams("id");
 
-const createRouteDef = apiRoute({
+const createRoute = apiRoute({
   method: "post",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
@@ -35,7 +35,7 @@ const createRouteDef = apiRoute({
   },
 });
 
-const listRouteDef = apiRoute({
+const listRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
@@ -46,7 +46,7 @@ const listRouteDef = apiRoute({
   responses: { 200: json(z.array(LearningInstanceSchema), "Learning instances in creation order") },
 });
 
-const getRouteDef = apiRoute({
+const getRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -57,7 +57,7 @@ const getRouteDef = apiRoute({
   responses: { 200: json(LearningInstanceSchema, "The learning instance") },
 });
 
-const putRouteDef = apiRoute({
+const putRoute = apiRoute({
   method: "put",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -69,7 +69,7 @@ const putRouteDef = apiRoute({
   responses: { 200: json(LearningInstanceSchema, "The updated learning instance"), 422: refusal("Name holds an e-mail address, or dates out of order") },
 });
 
-const deleteRouteDef = apiRoute({
+const deleteRoute = apiRoute({
   method: "delete",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -81,7 +81,7 @@ const deleteRouteDef = apiRoute({
   responses: { 204: noContent },
 });
 
-const registrationsRouteDef = apiRoute({
+const registrationsRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{li_id}/registrations",
   tags: ["Learning instances"],
@@ -99,23 +99,23 @@ const registrationsRouteDef = apiRoute({
 });
 
 export const learningInstancesRouter = createRouter()
-  .openapi(createRouteDef, async (c) => {
+  .openapi(createRoute, async (c) => {
     await authorize(c);
     const row = await createLearningInstance(c.get("db"), c.get("caller").partnerId, c.req.valid("json"));
     return c.json(learningInstanceView(row), 201);
   })
-  .openapi(listRouteDef, async (c) => {
+  .openapi(listRoute, async (c) => {
     await authorize(c);
     const { offset, limit } = c.req.valid("query");
     const rows = await listLearningInstances(c.get("db"), c.get("caller").partnerId, offset, limit);
     return c.json(rows.map(learningInstanceView), 200);
   })
-  .openapi(getRouteDef, async (c) => {
+  .openapi(getRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
     await authorize(c, instanceSubject(li));
     return c.json(learningInstanceView(li), 200);
   })
-  .openapi(putRouteDef, async (c) => {
+  .openapi(putRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
     await authorize(c, instanceSubject(li));
     const { graph_id, ...fields } = c.req.valid("json");
@@ -125,13 +125,13 @@ export const learningInstancesRouter = createRouter()
     const updated = await updateLearningInstance(c.get("db"), li, fields);
     return c.json(learningInstanceView(updated), 200);
   })
-  .openapi(deleteRouteDef, async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
     await authorize(c, instanceSubject(li));
     await deleteLearningInstance(c.get("db"), li.id);
     return c.body(null, 204);
   })
-  .openapi(registrationsRouteDef, async (c) => {
+  .openapi(registrationsRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").li_id);
     await authorize(c, instanceSubject(li));
     const { type, offset, limit } = c.req.valid("query");

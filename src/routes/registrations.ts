@@ -9,7 +9,7 @@ import { createRegistration, deleteRegistration, registrationView, requireRegist
 
 const regParams = uuidParams("reg_id");
 
-const createRouteDef = apiRoute({
+const createRoute = apiRoute({
   method: "post",
   path: "/v0/registrations",
   tags: ["Registrations"],
@@ -24,7 +24,7 @@ const createRouteDef = apiRoute({
   },
 });
 
-const getRouteDef = apiRoute({
+const getRoute = apiRoute({
   method: "get",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
@@ -35,7 +35,7 @@ const getRouteDef = apiRoute({
   responses: { 200: json(RegistrationSchema, "The registration") },
 });
 
-const deleteRouteDef = apiRoute({
+const deleteRoute = apiRoute({
   method: "delete",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
@@ -47,7 +47,7 @@ const deleteRouteDef = apiRoute({
 });
 
 export const registrationsRouter = createRouter()
-  .openapi(createRouteDef, async (c) => {
+  .openapi(createRoute, async (c) => {
     const body = c.req.valid("json");
     const db = c.get("db");
     // The caller rule is evaluated on the learning instance named in the body.
@@ -56,12 +56,12 @@ export const registrationsRouter = createRouter()
     const row = await createRegistration(db, await findAccount(db, body.account_id), li, body.type);
     return c.json(registrationView(row), 201);
   })
-  .openapi(getRouteDef, async (c) => {
+  .openapi(getRoute, async (c) => {
     const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
     await authorize(c, registrationSubject(reg));
     return c.json(registrationView(reg), 200);
   })
-  .openapi(deleteRouteDef, async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
     await authorize(c, registrationSubject(reg));
     await deleteRegistration(c.get("db"), reg.id);
