@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
 import { estimateRates } from "../tracing/estimate";
@@ -64,9 +65,9 @@ async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
   return totals;
 }
 
-/** D1 binds at most 100 parameters per statement: rows per multi-row upsert. */
-const ITEM_ROWS = 12;
-const OBJECTIVE_ROWS = 9;
+/** Rows per multi-row upsert: items bind 8 values a row (graph, item, objective, five counts), objectives 10. */
+const ITEM_ROWS = rowsPerInsert(8);
+const OBJECTIVE_ROWS = rowsPerInsert(10);
 
 /**
  * The D1 statements that add the deltas to each graph's sums (additive upserts: no read, so no

@@ -38,8 +38,10 @@ export interface PopulationRates {
  * such fits report (0.05–0.5); instruction is assumed no better than practice until the population
  * shows it. A learner knows a new objective beforehand with probability 0.3, is blocked on it with
  * 0.02 (not estimated: estimate.ts says why); learners' speeds differ by ×/÷ 1.4 (sd 0.35 of the
- * log). Whether learning passes through a partial stage is open: even odds (0.5) until the
- * population shows which. Each prior counts as `weight` observations (answers, opportunities or learners) against the
+ * log). Learning is taken as mostly a switch, knowledge tracing's own assumption, with a quarter
+ * of learnings passing through a partial stage (gradual 0.25), until the population shows otherwise;
+ * at even odds (0.5) a partner's three right answers in a row rarely completed a goal on a new graph
+ * (docs/recommendation.md, the levels table). Each prior counts as `weight` observations (answers, opportunities or learners) against the
  * population's own.
  */
 export const PRIORS = {
@@ -48,7 +50,7 @@ export const PRIORS = {
   learn: { mean: 0.2, weight: 10 },
   teach: { mean: 0.2, weight: 10 },
   prior: { mean: 0.3, weight: 10 },
-  gradual: { mean: 0.5, weight: 10 },
+  gradual: { mean: 0.25, weight: 10 },
   blocked: { mean: 0.02 },
   speedSpread: { mean: 0.35, weight: 10 },
 } as const;
