@@ -50,7 +50,7 @@ export class GoalAnalysis {
 
   /** P(the learner knows objective k now) */
   known(k: number): number {
-    return this.beliefs.known[k] as number;
+    return this.beliefs.known[k]!;
   }
 
   /** The level a target must reach: the readiness level, or the goal's min_predicted_mastery when higher. */
@@ -81,7 +81,7 @@ export class GoalAnalysis {
       set = new Set();
       const stack = [o];
       while (stack.length) {
-        const x = stack.pop() as number;
+        const x = stack.pop()!;
         if (set.has(x)) continue;
         set.add(x);
         stack.push(...(this.goal.prereqs[x] ?? []));
@@ -139,7 +139,7 @@ export class GoalAnalysis {
 
   /** P(the learner cannot learn k although its prerequisites are known): more of the same work will not help. */
   blocked(k: number): number {
-    return this.beliefs.blocked[k] as number;
+    return this.beliefs.blocked[k]!;
   }
 
   /**
@@ -151,8 +151,7 @@ export class GoalAnalysis {
     if (this.complete()) return undefined;
     return this.neededNow().find(
       (k) =>
-        1 - this.known(k) - (this.beliefs.learnable[k] as number) >= POLICY.stuckLevel &&
-        (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel),
+        1 - this.known(k) - this.beliefs.learnable[k]! >= POLICY.stuckLevel && (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel),
     );
   }
 

@@ -39,20 +39,20 @@ export function rankObjectives(a: GoalAnalysis): number[] {
   const b = a.beliefs;
   // Where a step can tell or teach something: the prerequisites likely known, or the objective itself
   // likely known (a probe). An objective whose prerequisites are likely missing comes last.
-  const plausible = (k: number) => (b.parentsKnown[k] as number) >= 0.5 || (b.known[k] as number) >= 0.5;
+  const plausible = (k: number) => b.parentsKnown[k]! >= 0.5 || b.known[k]! >= 0.5;
   const worth = new Map<number, number>();
   for (const k of needed) {
     // (the ancestors are walked only where the step is plausible: the others rank last anyway, and a
     // deep chain would make this quadratic)
     if (!plausible(k)) {
-      worth.set(k, -10 + (b.learnable[k] as number));
+      worth.set(k, -10 + b.learnable[k]!);
       continue;
     }
     let unsettledAbove = 0;
     for (const p of a.ancestors(k)) if (p !== k && open.has(p)) unsettledAbove++;
-    worth.set(k, (b.learnable[k] as number) + (b.known[k] as number) * unsettledAbove);
+    worth.set(k, b.learnable[k]! + b.known[k]! * unsettledAbove);
   }
-  const ranked = needed.sort((x, y) => (worth.get(y) as number) - (worth.get(x) as number) || x - y);
+  const ranked = needed.sort((x, y) => worth.get(y)! - worth.get(x)! || x - y);
   if (a.goal.behavior === "review" && ranked.length > 1) {
     // Interleave: not the objective just practised when another is open.
     const last = new Set(a.tutor.lastObjectives);
@@ -92,7 +92,7 @@ function instructionIntent(a: GoalAnalysis, k: number, hasInstruction: boolean, 
   const b = a.beliefs;
   const rates = objectiveRates(a.population, a.label(k));
   const speed = a.reading.typicalSpeed;
-  if ((b.learnable[k] as number) < 0.5 || effectiveRate(rates.teach, speed) < effectiveRate(rates.learn, speed)) return undefined;
+  if (b.learnable[k]! < 0.5 || effectiveRate(rates.teach, speed) < effectiveRate(rates.learn, speed)) return undefined;
   return "instruction_intervention";
 }
 

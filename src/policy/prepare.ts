@@ -32,7 +32,7 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
   const dependents: number[][] = Array.from({ length: n }, () => []);
   for (let li = 0; li < n; li++) {
     const ps: number[] = [];
-    for (const gp of g.prerequisites[globalIdx[li] as number] ?? []) {
+    for (const gp of g.prerequisites[globalIdx[li]!] ?? []) {
       const lp = localOfGlobal.get(gp);
       if (lp !== undefined) ps.push(lp);
     }
@@ -45,7 +45,7 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
   const assess: string[][] = [];
   const instruct: string[][] = [];
   for (let li = 0; li < n; li++) {
-    const gi = globalIdx[li] as number;
+    const gi = globalIdx[li]!;
     const a: string[] = [];
     for (const m of g.assessmentsByObjective[gi] ?? []) {
       const label = g.modules[m]?.label;
@@ -148,7 +148,7 @@ function ancestorsOf(objectives: readonly number[], prereqs: readonly number[][]
   const seen = new Set<number>();
   const stack = [...objectives];
   while (stack.length) {
-    const o = stack.pop() as number;
+    const o = stack.pop()!;
     if (seen.has(o)) continue;
     seen.add(o);
     stack.push(...(prereqs[o] ?? []));

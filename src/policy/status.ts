@@ -1,5 +1,5 @@
 /**
- * Goal status and progress (spec 2.5, decisions.md "Learner-model outputs"), from the same analysis
+ * Goal status and progress (spec 2.5; docs/recommendation.md "Decisions"), from the same analysis
  * as the recommendation: `complete` ⇔ the recommendation's `ready`, `struggling` ⇔ its `stuck`. It
  * reads only the evidence, never who chose the work: a learner the partner sequences gets the same
  * status as one who follows the recommendations.
@@ -98,7 +98,7 @@ export function estimateWork(a: GoalAnalysis, open: readonly number[], evidence:
       continue;
     }
     const r = objectiveRates(a.population, a.label(k));
-    const learnable = a.beliefs.learnable[k] as number;
+    const learnable = a.beliefs.learnable[k]!;
     // Learning takes one move, or two through knowing part of it (src/tracing/episode.ts), each at the learn rate.
     const learning = ((1 + r.gradual) * learnable) / Math.max(0.02, effectiveRate(r.learn, speed));
     // A learner who may be unable to learn it (blocked) needs more than any estimate: the cap, weighted.

@@ -14,7 +14,7 @@ export type Intent =
   | "focused_practice"
   | "interleaving";
 
-/** Intents a goal may carry, per adaptive_behavior (decisions.md, Clarifications). */
+/** Intents a goal may carry, per adaptive_behavior (docs/api-conventions.md "Recommendation intents by goal behaviour"). */
 export const INTENTS_BY_BEHAVIOR: Readonly<Record<AdaptiveBehavior, readonly Intent[]>> = {
   practice: ["diagnostic", "mastery_demonstration", "focused_practice", "instruction_intervention", "continued_practice"],
   introduce: ["introduction", "diagnostic", "mastery_demonstration", "instruction_intervention", "continued_practice"],

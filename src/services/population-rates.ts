@@ -11,7 +11,7 @@ import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statist
  * "Estimation"): the model-updates consumer adds every registration's statistics delta to the
  * graph's sums in D1 (`populationWrites`), and each isolate turns the sums into rates
  * (`loadPopulationRates`, src/tracing/estimate.ts), at most POPULATION_TTL_MS behind
- * (decisions.md "Freshness": population parameters at most 60 s behind).
+ * (docs/api-conventions.md "Freshness": population parameters at most 60 s behind).
  */
 export const POPULATION_TTL_MS = 30_000;
 

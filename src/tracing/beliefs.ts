@@ -60,9 +60,9 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   // upInto[p] = sum of the up messages p receives from its dependents' factors.
   const upInto = new Array<number>(n).fill(0);
   const slot: Map<number, number>[] = prereqs.map((ps) => new Map(ps.map((p, i) => [p, i])));
-  const upFrom = (d: number, p: number) => (up[d] as number[])[slot[d]?.get(p) as number] as number;
+  const upFrom = (d: number, p: number) => up[d]![slot[d]!.get(p)!]!;
   /** message from prerequisite p into dependent d's factor, as P(p known) */
-  const into = (p: number, d: number) => sigmoid((down[p] as number) + (upInto[p] as number) - upFrom(d, p));
+  const into = (p: number, d: number) => sigmoid(down[p]! + upInto[p]! - upFrom(d, p));
 
   for (let pass = 0; pass < PASSES; pass++) {
     let change = 0;
@@ -73,14 +73,14 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
       const m1 = f.known * all + f.leakKnown * (1 - all);
       const m0 = (f.unknown + f.blocked) * all + f.leakUnknown * (1 - all);
       const next = logOdds(m1, m0);
-      change = Math.max(change, Math.abs(next - (down[k] as number)));
+      change = Math.max(change, Math.abs(next - down[k]!));
       down[k] = next;
     }
     for (let k = n - 1; k >= 0; k--) {
       const ps = prereqs[k] as readonly number[];
       if (!ps.length) continue;
       const f = factors[k] as LocalFactor;
-      const mk = sigmoid(upInto[k] as number);
+      const mk = sigmoid(upInto[k]!);
       const a1 = f.known * mk + (f.unknown + f.blocked) * (1 - mk);
       const a0 = f.leakKnown * mk + f.leakUnknown * (1 - mk);
       const ins = ps.map((p) => into(p, k));
@@ -88,10 +88,10 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
         let others = 1;
         for (const [j, q] of ins.entries()) if (j !== i) others *= q;
         const next = logOdds(others * a1 + (1 - others) * a0, a0);
-        const prev = (up[k] as number[])[i] as number;
+        const prev = up[k]![i]!;
         change = Math.max(change, Math.abs(next - prev));
-        (up[k] as number[])[i] = next;
-        upInto[p] = (upInto[p] as number) + next - prev;
+        up[k]![i] = next;
+        upInto[p] = upInto[p]! + next - prev;
       }
     }
     if (change < TOLERANCE) break;
@@ -106,7 +106,7 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
     const f = factors[k] as LocalFactor;
     let all = 1;
     for (const p of prereqs[k] as readonly number[]) all *= into(p, k);
-    const mk = sigmoid(upInto[k] as number);
+    const mk = sigmoid(upInto[k]!);
     const kk = all * f.known * mk;
     const ku = all * f.unknown * (1 - mk);
     const kn = all * f.blocked * (1 - mk);

@@ -38,7 +38,7 @@ export function contribute(
   const region = learnerRegion(Object.keys(evidence), prerequisites);
   const local = new Map(region.map((k, i) => [k, i]));
   const beliefs = scopeBeliefs(
-    { prereqs: region.map((k) => prerequisites(k).flatMap((p) => (local.has(p) ? [local.get(p) as number] : []))) },
+    { prereqs: region.map((k) => prerequisites(k).flatMap((p) => (local.has(p) ? [local.get(p)!] : []))) },
     region.map((k): LocalFactor => reading.factor(k)),
   );
   for (const k of changed) {
@@ -49,7 +49,7 @@ export function contribute(
     // dependents say would be read back into the same rates (a stalled dependent is blamed on a
     // prerequisite under a learning rate set too high, and the prerequisite's right answers then
     // become guesses), so the estimate could run away with itself.
-    const context = { fromBelow: beliefs.fromBelow[i] as number, fromAbove: 0 };
+    const context = { fromBelow: beliefs.fromBelow[i]!, fromAbove: 0 };
     contributions.objectives[k] = contributionDelta(k, e, reading.rates(k, speed), contributions.objectives[k], delta, context);
   }
   contributions.speed = speedDelta(reading.speed.meanLog2, contributions.speed, delta);

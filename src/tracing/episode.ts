@@ -236,9 +236,9 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   let toPartial = 0;
   let direct = 0;
   for (let j = m - 1; j >= 0; j--) {
-    const [ak, ap, au, an] = a[j] as [number, number, number, number];
-    const [eK, eP, eU] = em[j] as [number, number, number];
-    const t = rate[j] as number;
+    const [ak, ap, au, an] = a[j]!;
+    const [eK, eP, eU] = em[j]!;
+    const t = rate[j]!;
     // Joint of (state at j, its move) and everything from j on.
     const jk = ak * eK * bk;
     const jpStay = ap * eP * (1 - t) * bp;
@@ -254,7 +254,7 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
     const moves = (jpStep + juPartial + juDirect) / z;
     toPartial += juPartial / z;
     direct += juDirect / z;
-    if (stepOutcome(steps[j] as number) === TAUGHT) {
+    if (stepOutcome(steps[j]!) === TAUGHT) {
       teachOpp += opportunities;
       taught += moves;
     } else {

@@ -64,7 +64,7 @@ export function addStep(e: ObjectiveEvidence, item: string, outcome: number, seq
 }
 
 function fold(e: ObjectiveEvidence): void {
-  const old = e.steps.shift() as number;
+  const old = e.steps.shift()!;
   const o = stepOutcome(old);
   if (o === TAUGHT) e.foldedTaught += 1;
   else {
@@ -82,7 +82,7 @@ function fold(e: ObjectiveEvidence): void {
       items.push(label);
     }
   e.items = items;
-  e.steps = e.steps.map((s) => (remap.get(s >> 2) as number) * 4 + (s & 3));
+  e.steps = e.steps.map((s) => remap.get(s >> 2)! * 4 + (s & 3));
 }
 
 /** Graded answers on the item among the kept steps (to spread practice over an objective's items). */
@@ -97,5 +97,5 @@ export function attemptsOn(e: ObjectiveEvidence | undefined, item: string): numb
 
 /** Outcome of the latest step (RIGHT, WRONG, TAUGHT), -1 when there is none. */
 export function lastOutcome(e: ObjectiveEvidence | undefined): number {
-  return e?.steps.length ? stepOutcome(e.steps[e.steps.length - 1] as number) : -1;
+  return e?.steps.length ? stepOutcome(e.steps[e.steps.length - 1]!) : -1;
 }

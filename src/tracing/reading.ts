@@ -5,7 +5,7 @@
  * Computed once per request; everything in it is lazy and memoized.
  */
 import type { LocalFactor } from "./beliefs";
-import { type EpisodeEnd, type EpisodeRates, forward, smooth } from "./episode";
+import { type EpisodeRates, forward, smooth } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
@@ -79,14 +79,14 @@ export class LearnerReading {
       return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
     const w = weightsWithout(this.speed, objective);
-    const first = ends[0] as EpisodeEnd;
+    const first = ends[0]!;
     const scale = Math.max(first.logGuessing, first.logKnowing, ...ends.map((e) => e.logScale));
     let known = 0;
     let unknown = 0;
     let blocked = 0;
     for (let i = 0; i < SPEEDS.length; i++) {
-      const e = ends[i] as EpisodeEnd;
-      const m = (w[i] as number) * Math.exp(e.logScale - scale);
+      const e = ends[i]!;
+      const m = w[i]! * Math.exp(e.logScale - scale);
       known += m * e.known;
       unknown += m * (e.partial + e.unknown);
       blocked += m * e.blocked;

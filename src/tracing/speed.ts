@@ -35,14 +35,14 @@ export function speedPosterior(
     if (!e.steps.length && !e.foldedAnswers) continue;
     const perSpeed = SPEEDS.map((s) => forward(e, ratesFor(objective, s)));
     ends.set(objective, perSpeed);
-    for (let i = 0; i < perSpeed.length; i++) total[i] = (total[i] as number) + logEvidence(perSpeed[i] as EpisodeEnd);
+    for (let i = 0; i < perSpeed.length; i++) total[i] = total[i]! + logEvidence(perSpeed[i]!);
   }
   const weights = normalize(total);
   let meanLog = 0;
   let meanLog2 = 0;
   for (let i = 0; i < SPEEDS.length; i++) {
-    meanLog += (weights[i] as number) * (LOG_SPEEDS[i] as number);
-    meanLog2 += (weights[i] as number) * (LOG_SPEEDS[i] as number) ** 2;
+    meanLog += weights[i]! * LOG_SPEEDS[i]!;
+    meanLog2 += weights[i]! * LOG_SPEEDS[i]! ** 2;
   }
   return { ends, logTotal: total, weights, meanLog, meanLog2 };
 }
@@ -51,7 +51,7 @@ export function speedPosterior(
 export function weightsWithout(p: SpeedPosterior, objective: string): number[] {
   const own = p.ends.get(objective);
   if (!own) return p.weights;
-  return normalize(p.logTotal.map((l, i) => l - logEvidence(own[i] as EpisodeEnd)));
+  return normalize(p.logTotal.map((l, i) => l - logEvidence(own[i]!)));
 }
 
 function normalize(logs: number[]): number[] {

@@ -121,8 +121,8 @@ export function contributionDelta(
   for (const [j, step] of e.steps.entries()) {
     const outcome = stepOutcome(step);
     if (outcome === TAUGHT) continue;
-    const now = s.known[j] as number;
-    const nowGuessing = s.guessing[j] as number;
+    const now = s.known[j]!;
+    const nowGuessing = s.guessing[j]!;
     const was = previous?.known[j + shift];
     const wasGuessing = previous?.guessing?.[j + shift] ?? (was === undefined ? undefined : 1 - was);
     const right = outcome === RIGHT;
