@@ -103,20 +103,21 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   const blocked: number[] = [];
   const fromBelow: number[] = [];
   for (let k = 0; k < n; k++) {
-    const f = factors[k] as LocalFactor;
+    const f = factors[k]!;
     let all = 1;
-    for (const p of prereqs[k] as readonly number[]) all *= into(p, k);
-    const mk = sigmoid(upInto[k]!);
-    const kk = all * f.known * mk;
-    const ku = all * f.unknown * (1 - mk);
-    const kn = all * f.blocked * (1 - mk);
-    const lk = (1 - all) * f.leakKnown * mk;
-    const lu = (1 - all) * f.leakUnknown * (1 - mk);
-    const z = kk + ku + kn + lk + lu;
-    known.push((kk + lk) / z);
-    parentsKnown.push((kk + ku + kn) / z);
-    learnable.push(ku / z);
-    blocked.push(kn / z);
+    for (const p of prereqs[k]!) all *= into(p, k);
+    const above = sigmoid(upInto[k]!);
+    // Joint masses: prerequisites known and the objective known / learnable / blocked; a prerequisite missing and the objective known (leak) / not.
+    const knownMass = all * f.known * above;
+    const learnableMass = all * f.unknown * (1 - above);
+    const blockedMass = all * f.blocked * (1 - above);
+    const leakKnown = (1 - all) * f.leakKnown * above;
+    const leakUnknown = (1 - all) * f.leakUnknown * (1 - above);
+    const z = knownMass + learnableMass + blockedMass + leakKnown + leakUnknown;
+    known.push((knownMass + leakKnown) / z);
+    parentsKnown.push((knownMass + learnableMass + blockedMass) / z);
+    learnable.push(learnableMass / z);
+    blocked.push(blockedMass / z);
     fromBelow.push(all);
   }
   return { known, parentsKnown, learnable, blocked, fromBelow, fromAbove: upInto };
