@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * List the learners to watch
-         * @description Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.
+         * @description Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order. Paged by learners like the other instance tables: at most `registrations_per_page` learners (500) per page, fewer when the goals are large; `next` names the following page.
          *
          *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 25 requests a minute per access token and concrete path (docs/rate-limits.md).
          */
@@ -1881,16 +1881,30 @@ export interface components {
                 /** @description Why these learners are in the group, for a teacher */
                 reason: string;
             }[];
+            /** @description The next page of learners, when there is one: the groups of every page together are the class's. */
+            next?: {
+                registration_offset: number;
+                registrations_per_page: number;
+            };
         };
         /**
          * @example {
          *       "goal_ids": [
          *         "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20"
-         *       ]
+         *       ],
+         *       "registration_offset": 0,
+         *       "registrations_per_page": 500
          *     }
          */
         LearnersToWatchRequest: {
             goal_ids: string[];
+            /** @default 0 */
+            registration_offset?: number;
+            /**
+             * @description Learners looked at per page: default and maximum 500; fewer when the goals are large (each learner is judged on every requested goal), `next` gives the following page.
+             * @default 500
+             */
+            registrations_per_page?: number;
         };
         PredictedScoreResponse: {
             /** @enum {number} */

@@ -66,7 +66,7 @@ const groupsRoute = apiRoute({
   operationId: "listLearnersToWatch",
   summary: "List the learners to watch",
   description:
-    "Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.",
+    "Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order. Paged by learners like the other instance tables: at most `registrations_per_page` learners (500) per page, fewer when the goals are large; `next` names the following page.",
   request: { params: uuidParams("id"), body: jsonBody(WatchBody) },
   responses: { 200: json(WatchResponse, "The non-empty groups, per goal in request order"), 422: unknownGoalRefused },
 });
@@ -107,5 +107,5 @@ export const metricsRouter = createRouter()
   )
   .openapi(groupsRoute, async (c) => {
     const { li, graph } = await authorizedInstance(c, c.req.valid("param").id);
-    return c.json(await learnersToWatch(c.env, c.get("db"), li.id, graph, c.req.valid("json").goal_ids), 200);
+    return c.json(await learnersToWatch(c.env, c.get("db"), li.id, graph, c.req.valid("json")), 200);
   });

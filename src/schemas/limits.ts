@@ -64,9 +64,17 @@ export const STATUS_REQUEST_GOALS_MAX = 40;
 export const METRICS_PAGE_MAX = 30;
 export const METRICS_GOALS_MAX = 40;
 export const METRICS_OBJECTIVES_MAX = 50;
-/** Learners to watch: goals per request, and assigned (learner, goal) pairs over those goals per request (422 beyond). */
+/**
+ * Learners to watch: goals per request, and learners per page. A page holds fewer learners when the
+ * goals are large (`next` follows): each learner costs WATCH_LEARNER_WORK plus, per requested goal,
+ * WATCH_GOAL_WORK and its in-scope objectives, and a page at most WATCH_PAGE_WORK (about 5 s of one
+ * core in a local workerd for the largest goals; docs/security.md "Limits").
+ */
 export const WATCH_GOALS_MAX = 50;
-export const WATCH_CELLS_MAX = 10_000;
+export const WATCH_PAGE_MAX = 500;
+export const WATCH_LEARNER_WORK = 200;
+export const WATCH_GOAL_WORK = 50;
+export const WATCH_PAGE_WORK = 400_000;
 
 /**
  * Predicted score (spec 4.7; decisions.md turn 3, every one 422 beyond): accounts, groups, distinct
