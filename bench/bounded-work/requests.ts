@@ -12,8 +12,9 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
+import { largestGraph } from "../lib/largest-graph";
 import { history } from "../throughput/seed";
-import { bigGoal, largestGraph, type World } from "./world";
+import { bigGoal, type World } from "./world";
 
 export interface LargestRequest {
   /** the endpoint, as the document names it */
@@ -246,7 +247,13 @@ export function largestRequests(w: World): LargestRequest[] {
   }
   list.push({
     endpoint: "POST /v0/learning-instances/{id}/metrics/groups",
-    shape: `1 goal assigned to ${w.registrations.length.toLocaleString("en-US")} learners (10,000 pairs at most)`,
+    shape: `${Math.min(w.goals.length, 50)} goals of 2,000 targets: one page`,
+    method: "POST",
+    build: () => ({ path: `/v0/learning-instances/${li}/metrics/groups`, body: { goal_ids: w.goals.slice(0, 50) } }),
+  });
+  list.push({
+    endpoint: "POST /v0/learning-instances/{id}/metrics/groups",
+    shape: `1 goal of 2,000 targets assigned to ${w.registrations.length.toLocaleString("en-US")} learners: one page (500 learners at most, fewer for large goals)`,
     method: "POST",
     build: () => ({ path: `/v0/learning-instances/${li}/metrics/groups`, body: { goal_ids: [goal] } }),
   });
