@@ -15,7 +15,7 @@ export {
 export { objectivePools } from "./item-pools";
 export type { MetricContext } from "./metrics";
 export { expectedScoreValue, proficiencyValue, stateProjection } from "./metrics";
-export { predictedScores } from "./predicted-score";
+export { type AccountScores, predictedScoreSteps } from "./predicted-score";
 export type { AccountGraphProjection, ProjectionMessage, PublishableState } from "./projection";
 export { addAnswered, applyProjectionMessage, PROJECTION_VERSION, parseProjectionMessage, projectionMessages } from "./projection";
 export { readinessForecast } from "./readiness";
