@@ -1228,6 +1228,7 @@ export interface components {
             verb: {
                 /** @example http://adlnet.gov/expapi/verbs/answered */
                 id: string;
+                /** @description A language map (not used), at most 50 languages */
                 display?: {
                     [key: string]: string;
                 };
