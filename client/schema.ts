@@ -889,6 +889,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/accounts/{account_id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an account and all its registrations' data (asynchronous, with a receipt)
+         * @description Removes everything stored about the account and every registration of it, from every store (docs/privacy.md "Erasure"). The account and its registrations answer 404 at once; the work runs in the background and the receipt says `complete` once every store is done. The account row stays as a tombstone holding only a digest of its external_user_id, which is never given to another account. Repeating the request returns the same erasure (200 once complete). Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 150 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["eraseAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/learning-instances/{id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a learning instance: its registrations' data, its goals and the instance (accounts stay)
+         * @description The same as an account erasure for every registration of the instance (deleted ones too), plus the instance's goals and their assignments; the instance row stays without its name and dates. The accounts stay; their account-level analytics are rebuilt from their other registrations. Repeating the request returns the same erasure. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["eraseLearningInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/erasures/{erasure_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of an erasure
+         * @description `pending` until every store is done, then `complete` with `completed_at` and the count of what was removed per store (docs/privacy.md lists the stores). Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 60 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/accounts/{account_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an account's data (streamed JSON, or xAPI statements)
+         * @description The account, its registrations, their goal assignments, every stored event as received, current per-objective beliefs with intervals and goal statuses, as one JSON document streamed as it is read (a learner with 100,000 events is never held in memory). `?format=xapi`: the events as a JSON array of xAPI 1.0.3 statements any LRS accepts (docs/privacy.md "Export"). Recorded in GET /v0/data-requests. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 60 requests a minute across all tokens of the partner (docs/rate-limits.md).
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/data-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The record of data requests: every export and erasure, who asked, when, what, and the outcome
+         * @description Newest first (bare array, paged by offset/limit; `type` and `subject_id` filter). Records are kept when their subject is erased: they are the proof it was. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["listDataRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/partner/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's settings (event retention)
+         * @description Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getPartnerSettings"];
+        /**
+         * Set the partner's settings (event retention)
+         * @description `event_retention_days`: events received longer ago leave the registrations' logs by a scheduled job, once folded into the learner state; the state, recommendations and analytics keep working (docs/privacy.md "Retention" says what is lost). `null`: keep every event. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["updatePartnerSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2010,6 +2148,167 @@ export interface components {
              * @default 4
              */
             learning_objective_coverage_requirement?: number;
+        };
+        /**
+         * @example {
+         *       "erasure_id": "0f3c6c43-3d1e-4b0e-9a35-8c1c3e7a8b21",
+         *       "status": "pending"
+         *     }
+         */
+        ErasureAccepted: {
+            /** Format: uuid */
+            erasure_id: string;
+            /** @enum {string} */
+            status: "pending" | "complete";
+        };
+        /**
+         * @example {
+         *       "erasure_id": "0f3c6c43-3d1e-4b0e-9a35-8c1c3e7a8b21",
+         *       "account_id": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+         *       "status": "complete",
+         *       "requested_at": "2026-11-25T10:00:00.000Z",
+         *       "completed_at": "2026-11-25T10:00:01.412Z",
+         *       "removed": {
+         *         "registration_objects": 2,
+         *         "events": 1000,
+         *         "registrations": 2,
+         *         "goal_assignments": 2,
+         *         "access_tokens": 1
+         *       }
+         *     }
+         */
+        ErasureReceipt: {
+            /** Format: uuid */
+            erasure_id: string;
+            /**
+             * Format: uuid
+             * @description The erased account (account erasures).
+             */
+            account_id?: string;
+            /**
+             * Format: uuid
+             * @description The erased learning instance (instance erasures).
+             */
+            learning_instance_id?: string;
+            /** @enum {string} */
+            status: "pending" | "complete";
+            /** @description ISO 8601 UTC */
+            requested_at: string;
+            /** @description ISO 8601 UTC; null while pending */
+            completed_at: string | null;
+            /** @description What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. While pending: what has been removed so far. */
+            removed: {
+                [key: string]: number;
+            };
+        };
+        AccountExport: {
+            /** @enum {string} */
+            format: "pathwise.account-export.v1";
+            exported_at: string;
+            account: {
+                /** Format: uuid */
+                id: string;
+                external_user_id: string;
+                created_at: string;
+                disabled: boolean;
+            };
+            registrations: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type: "learner" | "instructor";
+                created_at: string;
+                deleted: boolean;
+                learning_instance: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    graph_id: string;
+                };
+                goal_assignments: {
+                    /** Format: uuid */
+                    goal_id: string;
+                    name: string;
+                    assigned_at: string;
+                }[];
+                /** @description Current belief per learning objective the learner has worked on, with its 95% interval. */
+                beliefs: {
+                    learning_objective_id: string;
+                    proficiency: number;
+                    lower: number;
+                    upper: number;
+                    evidence: number;
+                }[];
+                /** @description Status and progress of each assigned goal. */
+                goal_statuses: components["schemas"]["StatusAndProgress"][];
+                events_removed_by_retention: number;
+                /** @description Every stored event, oldest first, as received. */
+                events: components["schemas"]["ExportedEvent"][];
+            }[];
+        };
+        ExportedEvent: {
+            /** @enum {string} */
+            type: "graded-events" | "ungraded-events" | "recommendation-followed-events" | "focus-events";
+            received_at: string;
+            /** @description As sent (mref- label or module uuid). */
+            module_id?: string;
+            /** @description The module's mref- label it was resolved to. */
+            module?: string;
+            interaction_end_time?: string;
+            time_followed?: string;
+            is_correct?: boolean;
+            duration?: number;
+            goal_id?: string;
+            instance_hash?: string;
+            recommendation_id?: number;
+            graph_version?: number;
+            /** @description The xAPI statement the event came from (POST /v0/xapi/statements). */
+            statement_id?: string;
+        };
+        DataRequest: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "erasure" | "export";
+            subject: {
+                /** @enum {string} */
+                type: "account" | "learning_instance";
+                /** Format: uuid */
+                id: string;
+            };
+            /** @enum {string} */
+            format?: "json" | "xapi";
+            requested_by: {
+                /**
+                 * Format: uuid
+                 * @description The account whose token made the request (the partner admin).
+                 */
+                account_id: string;
+                /** @description The request's X-Request-Id. */
+                request_id?: string;
+            };
+            requested_at: string;
+            /**
+             * @description Erasure: pending, then complete. Export: streaming while it is sent, then complete (every byte handed over), failed (the service failed mid-way) or cancelled (the client went away).
+             * @enum {string}
+             */
+            outcome: "pending" | "complete" | "streaming" | "failed" | "cancelled";
+            completed_at: string | null;
+            /** Format: uuid */
+            erasure_id?: string;
+            /** @description Export: registrations, events and bytes sent. */
+            detail?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "event_retention_days": 365
+         *     }
+         */
+        PartnerSettings: {
+            /** @description Events received longer ago than this many days leave the registrations' logs (their effect on the learner state stays); null: kept. docs/privacy.md "Retention". */
+            event_retention_days: number | null;
         };
     };
     responses: never;
@@ -6924,6 +7223,685 @@ export interface operations {
             };
             /** @description Unknown graph, or an objective not in the graph (details name it) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's erasure is already complete (a repeated request) */
+            200: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description The erasure was recorded and runs in the background: poll GET /v0/erasures/{erasure_id} for the receipt */
+            202: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The partner admin account cannot be erased */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance's erasure is already complete (a repeated request) */
+            200: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description The erasure was recorded and runs in the background: poll GET /v0/erasures/{erasure_id} for the receipt */
+            202: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasure_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: {
+                /** @description json (default): one JSON document; xapi: a JSON array of xAPI 1.0.3 statements. */
+                format?: "json" | "xapi";
+            };
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export (format json: AccountExport; format xapi: an array of statements) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountExport"] | components["schemas"]["XapiStatement"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDataRequests: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+                type?: "erasure" | "export";
+                /** @description Only the requests about this account or learning instance. */
+                subject_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Data requests, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRequest"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPartnerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerSettings"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePartnerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings now in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerSettings"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

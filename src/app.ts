@@ -10,8 +10,11 @@ import { createRouter } from "./http/router";
 import { securityHeaders } from "./http/security-headers";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
+import { dataRequestsRouter } from "./routes/data-requests";
 import { docsRouter } from "./routes/docs";
+import { erasuresRouter } from "./routes/erasures";
 import { eventsRouter } from "./routes/events";
+import { exportsRouter } from "./routes/exports";
 import { goalsRouter } from "./routes/goals";
 import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
@@ -75,6 +78,9 @@ export function createApp() {
     .route("/", statusAndProgressRouter)
     .route("/", metricsRouter)
     .route("/", predictedScoreRouter)
+    .route("/", erasuresRouter)
+    .route("/", exportsRouter)
+    .route("/", dataRequestsRouter)
     .route("/", docsRouter)
     .route("/", opsRouter);
 }

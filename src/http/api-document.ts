@@ -28,6 +28,11 @@ export const API_TAGS = [
     name: "Analytics",
     description: "Goal status and progress, proficiency, expected score, readiness, active time, learners to watch and predicted scores.",
   },
+  {
+    name: "Data lifecycle",
+    description:
+      "A student's data on request: erasure of an account or a learning instance with a receipt, export (JSON or xAPI statements), event retention, and the record of these requests (docs/privacy.md). Partner admin only.",
+  },
 ];
 
 export const apiDocument = {

@@ -20,8 +20,8 @@ export interface OperationDocs {
   tags: string[];
 }
 
-/** Verb-first lower camel case: createAccount, listGraphs, postGradedEvent, ... */
-const OPERATION_ID = /^(create|get|list|update|delete|disable|post|put|validate|assign|unassign|batch[A-Z][a-z]+)[A-Z][A-Za-z]*$/;
+/** Verb-first lower camel case: createAccount, listGraphs, postGradedEvent, eraseAccount, ... */
+const OPERATION_ID = /^(create|get|list|update|delete|disable|post|put|validate|assign|unassign|erase|export|batch[A-Z][a-z]+)[A-Z][A-Za-z]*$/;
 
 type Documented = Partial<OperationDocs> & { method: string; path: string; responses: Record<string | number, unknown> };
 

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { sha256Hex } from "../lib/digest";
 import { SlidingWindowLog } from "../rate-limits/sliding-window";
 import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits/table";
 
@@ -52,7 +53,10 @@ export class TokenGate extends DurableObject<Env> {
       const r = await gate.hit(String(check.bucket), check.limit, check.now);
       return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "partner-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
     }
-    const r = typeof check.bucket === "string" ? this.#log.hit(check.bucket, check.limit, check.now) : this.#log.hitAll(check.bucket, check.limit, check.now);
+    const r =
+      typeof check.bucket === "string"
+        ? this.#log.hit(await windowKey(check.bucket), check.limit, check.now)
+        : this.#log.hitAll(await Promise.all(check.bucket.map(windowKey)), check.limit, check.now);
     await this.arm(r.allowed ? check.now + RATE_WINDOW_MS : undefined);
     return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "token-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
   }
@@ -61,6 +65,21 @@ export class TokenGate extends DurableObject<Env> {
     this.ctx.storage.kv.put("revoked", true);
     this.rememberExpiry(expiresAtMs);
     await this.arm();
+  }
+
+  /**
+   * The token's account is being erased (docs/privacy.md): the token is revoked and its windows are
+   * deleted; returns how many window rows went. The gate keeps only the revocation flag, that count
+   * and its expiry (the expiry alarm then deletes everything).
+   */
+  async erase(expiresAtMs: number): Promise<number> {
+    const kv = this.ctx.storage.kv;
+    const done = kv.get<number>("erased_windows");
+    if (done !== undefined) return done; // a resumed erasure job asks again: the same count
+    const removed = this.ctx.storage.sql.exec("DELETE FROM rl_hits").rowsWritten;
+    kv.put("erased_windows", removed);
+    await this.revoke(expiresAtMs);
+    return removed;
   }
 
   override async alarm(): Promise<void> {
@@ -101,5 +120,12 @@ export class TokenGate extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(target);
   }
 }
+
+/**
+ * The stored name of a window: a SHA-256 digest of the bucket ("METHOD /concrete/path"), so a gate
+ * never stores the ids a path names (an erased registration's id would otherwise linger in the
+ * partner admin's gate for the rest of the window; docs/privacy.md).
+ */
+export const windowKey = (bucket: string): Promise<string> => sha256Hex(bucket);
 
 const windowOf = (r: WindowState): WindowState => ({ limit: r.limit, remaining: r.remaining, resetMs: r.resetMs });

@@ -86,10 +86,30 @@ export const statementLimits: Readonly<Record<string, RateLimitRule>> = {
   "PUT /v0/xapi/statements": viaBatchEvents,
 };
 
+/**
+ * Endpoints spec 8.2 does not list: the student data lifecycle (decisions.md, docs/privacy.md), each
+ * with the reason for its number (docs/rate-limits.md "Beyond the spec").
+ */
+export const lifecycleLimits: Readonly<Record<string, RateLimitRule & { reason: string }>> = {
+  "POST /v0/accounts/{account_id}/erasure": { ...token(150), reason: "as DELETE /accounts/{id} (150/min/token): it removes an account" },
+  [`POST ${LI}/{id}/erasure`]: { ...token(15), reason: "a whole class at once: the spec's smallest per-path limit" },
+  "GET /v0/erasures/{erasure_id}": { ...token(60), reason: "polling a receipt about once a second (pw.eraseAccount waits on it)" },
+  "GET /v0/accounts/{account_id}/export": {
+    ...partner(60),
+    reason:
+      "streams a whole history (100,000 events is about 30 MB): at most 60 exports a minute across the partner's tokens, as predicted score is limited per partner",
+  },
+  "GET /v0/data-requests": { ...token(15), reason: "as the spec's other listings (GET /learning-instances: 15/min/token)" },
+  "GET /v0/partner/settings": { ...token(15), reason: "as GET /accounts/current: a configuration read" },
+  "PUT /v0/partner/settings": { ...token(15), reason: "a configuration write, rare" },
+};
+
 /** "PUT /v0/x/{goal_id}/y/{reg}" -> "PUT /v0/x/{}/y/{}": the key with parameter names erased. */
 export const routeShape = (key: string): string => key.replace(/\{[^}]*\}/g, "{}");
 
-const byShape = new Map([...Object.entries(rateLimits), ...Object.entries(statementLimits)].map(([key, rule]) => [routeShape(key), rule]));
+const byShape = new Map(
+  [...Object.entries(rateLimits), ...Object.entries(statementLimits), ...Object.entries(lifecycleLimits)].map(([key, rule]) => [routeShape(key), rule]),
+);
 
 /** The limit row of a route key ("METHOD /v0/path/{param}"), or undefined when the endpoint has none. */
 export function rateLimitFor(routeKey: string): RateLimitRule | undefined {

@@ -6,6 +6,7 @@ import type { GraphIndex } from "../graphs/runtime-graph";
 import { type ItemEntry, type ModelParams, refineItem } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { StatisticsDelta } from "../tracing/statistics";
+import { fenceOf, registrationOfMessageId } from "./erasure/fence";
 import { populationWrites } from "./population-rates";
 
 /** One graded answer, as the RegistrationObject reports it for online item refinement. */
@@ -124,7 +125,12 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
   const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
   writes.push(...populationWrites(db, deltas, nowMs));
   const marks = fresh.map((m) => db.insert(appliedModelUpdates).values({ messageId: m.id, appliedAt: nowMs }));
-  // One transaction: a concurrent consumer applying the same message fails on the primary key and retries.
-  await db.batch([...marks, ...writes] as [(typeof marks)[number], ...(typeof marks)[number][]]);
+  // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
+  // a message of an erased registration fails it on the fence (./erasure/fence.ts).
+  const fence = await fenceOf(
+    db,
+    fresh.map((m) => registrationOfMessageId(m.id)),
+  );
+  await db.batch([...fence, ...marks, ...writes] as unknown as [(typeof marks)[number], ...(typeof marks)[number][]]);
   return fresh.length;
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { type AccountScores, predictedScoreSteps } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
@@ -42,7 +42,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
         accountProjections,
         and(eq(accountProjections.accountId, accounts.id), sql`${accountProjections.graphId} = (SELECT ${graphs.id} FROM ${graphs} WHERE ${graphWhere})`),
       )
-      .where(and(eq(accounts.partnerId, partnerId), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
+      .where(and(eq(accounts.partnerId, partnerId), isNull(accounts.erasedAt), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
   ]);
   const graph = graphRows[0];
   if (!graph) throw unprocessable(`No graph '${graphRef}' for this partner.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);

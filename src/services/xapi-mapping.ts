@@ -1,3 +1,4 @@
+import { canonicalJson } from "../lib/canonical-json";
 import { exactDurationMs } from "../lib/iso-duration";
 import type { EventInput } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
@@ -106,13 +107,6 @@ export function mapStatement(statement: Statement, at: string, nowMs: number, ne
     statement: { id, fingerprint: "" },
   };
   return { ok: true, statement: { id, registrationId, actorName: actor.account.name, at, event } };
-}
-
-/** JSON with object keys sorted, so a statement re-sent with its properties in another order has the same digest. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }
 
 /**

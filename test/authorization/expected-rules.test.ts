@@ -107,6 +107,15 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/metrics/readiness-forecast/rows": ["allow", "allow", "allow", "deny", "404"],
   "POST /v0/registrations/{id}/metrics/active-time/rows": ["allow", "allow", "allow", "deny", "404"],
   "POST /v0/learning-instances/{id}/metrics/groups": ADMIN_OR_INSTRUCTOR,
+
+  // decisions.md "Student data lifecycle": "partner admin only"
+  "POST /v0/accounts/{account_id}/erasure": ADMIN_ONLY,
+  "POST /v0/learning-instances/{id}/erasure": ADMIN_ONLY,
+  "GET /v0/erasures/{erasure_id}": ADMIN_ONLY, // another partner's erasure is not found
+  "GET /v0/accounts/{account_id}/export": ADMIN_ONLY,
+  "GET /v0/data-requests": ADMIN_ONLY_NO_SUBJECT, // the caller's own partner's record
+  "GET /v0/partner/settings": ADMIN_ONLY_NO_SUBJECT,
+  "PUT /v0/partner/settings": ADMIN_ONLY_NO_SUBJECT,
 };
 
 // ---- what a row of roles implies for the five callers ---------------------------------------------
@@ -120,6 +129,8 @@ function subjectOf(key: string): SubjectKind {
   if (method === "POST" && path === "/v0/registrations") return "instance"; // the learning_instance_id of the body
   if (path === "/v0/xapi/statements") return "registration"; // each statement's context.registration
   if (/^\/v0\/accounts\/\{[^}]+\}/.test(path)) return "account";
+  // an erasure's receipt belongs to its partner, as the account it names does (partner admin only)
+  if (/^\/v0\/erasures\/\{[^}]+\}/.test(path)) return "account";
   if (/^\/v0\/registrations\/\{[^}]+\}/.test(path)) return "registration";
   if (/^\/v0\/learning-instances\/\{[^}]+\}/.test(path)) return "instance";
   if (/^\/v0\/graphs\/\{[^}]+\}/.test(path)) return "graph";

@@ -1,5 +1,13 @@
+import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
+import {
+  AccountExportSchema,
+  DataRequestViewSchema,
+  ErasureAcceptedSchema,
+  ErasureReceiptSchema,
+  PartnerSettingsSchema,
+} from "../../src/schemas/data-lifecycle";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/schemas/goals";
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
@@ -444,7 +452,113 @@ const WATCH_CASES: Case[] = [
   },
 ];
 
-const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...XAPI_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES];
+// ---- student data lifecycle (decisions.md: partner admin only) ------------------------------------
+
+/** A fresh account of the side, registered in its instance (an erasure destroys it: one per cell). */
+const freshAccount = async (ctx: Omit<Ctx, "s">) => {
+  const token = await adminTokenOf(ctx.side.p);
+  const account = (await call("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId("erase-me") } })).body;
+  await call("POST", "/v0/registrations", { token, body: { account_id: account.id, learning_instance_id: ctx.side.world.li.id, type: "learner" } });
+  return { account };
+};
+/** The record of data requests about a subject, as the side's admin reads it. */
+const requestsAbout = async (ctx: Ctx, subjectId: string) => (await adminGet(ctx.side, `/v0/data-requests?subject_id=${subjectId}`)).body as Json[];
+const settingsOf = async (ctx: Ctx) => (await call("GET", "/v0/partner/settings", { token: await adminTokenOf(callerSide(ctx).p) })).body;
+
+const LIFECYCLE_CASES: Case[] = [
+  {
+    key: "POST /v0/accounts/{account_id}/erasure",
+    success: 202,
+    subject: "account",
+    prepare: freshAccount,
+    params: (ctx) => ({ account_id: ctx.s.account.id }),
+    onSuccess: async (ctx, res) => {
+      expect(ErasureAcceptedSchema.parse(res.body).status).toBe("pending");
+      expect((await adminGet(ctx.side, `/v0/accounts/${ctx.s.account.id}`)).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, `/v0/accounts/${ctx.s.account.id}`)).status).toBe(200);
+      expect(await requestsAbout(ctx, ctx.s.account.id)).toEqual([]);
+    },
+  },
+  {
+    key: "POST /v0/learning-instances/{id}/erasure",
+    success: 202,
+    subject: "instance",
+    prepare: async (ctx) => ({
+      li: (await call("POST", "/v0/learning-instances", { token: await adminTokenOf(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
+        .body,
+    }),
+    params: (ctx) => ({ id: ctx.s.li.id }),
+    onSuccess: async (ctx, res) => {
+      expect(ErasureAcceptedSchema.parse(res.body).status).toBe("pending");
+      expect((await adminGet(ctx.side, `/v0/learning-instances/${ctx.s.li.id}`)).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, `/v0/learning-instances/${ctx.s.li.id}`)).status).toBe(200);
+    },
+  },
+  {
+    key: "GET /v0/erasures/{erasure_id}",
+    success: 200,
+    subject: "account",
+    prepare: async (ctx) => {
+      const { account } = await freshAccount(ctx);
+      const res = await call("POST", `/v0/accounts/${account.id}/erasure`, { token: await adminTokenOf(ctx.side.p) });
+      return { account, erasureId: res.body.erasure_id };
+    },
+    params: (ctx) => ({ erasure_id: ctx.s.erasureId }),
+    onSuccess: (ctx, res) => {
+      expect(ErasureReceiptSchema.parse(res.body)).toMatchObject({ erasure_id: ctx.s.erasureId, account_id: ctx.s.account.id });
+    },
+  },
+  {
+    key: "GET /v0/accounts/{account_id}/export",
+    success: 200,
+    subject: "account",
+    params: (ctx) => ({ account_id: ctx.side.world.ownerAccount.id }),
+    prepare: async (ctx) => ({ before: (await requestsAbout({ ...ctx, s: {} }, ctx.side.world.ownerAccount.id)).length }),
+    onSuccess: (ctx, res) => {
+      const doc = AccountExportSchema.parse(res.body);
+      expect(doc.account.id).toBe(ctx.side.world.ownerAccount.id);
+      expect(doc.registrations.map((r) => r.id)).toContain(ctx.side.world.ownerReg.id);
+    },
+    // a refused export is not recorded (nothing was handed over)
+    unchanged: async (ctx) => {
+      expect(await requestsAbout(ctx, ctx.side.world.ownerAccount.id)).toHaveLength(ctx.s.before);
+    },
+  },
+  {
+    key: "GET /v0/data-requests",
+    success: 200,
+    subject: null,
+    onSuccess: (_ctx, res) => {
+      expect(z.array(DataRequestViewSchema).parse(res.body)).toEqual(expect.any(Array));
+    },
+  },
+  {
+    key: "GET /v0/partner/settings",
+    success: 200,
+    subject: null,
+    onSuccess: (_ctx, res) => {
+      expect(PartnerSettingsSchema.parse(res.body)).toEqual({ event_retention_days: null });
+    },
+  },
+  {
+    key: "PUT /v0/partner/settings",
+    success: 200,
+    subject: null,
+    body: () => ({ event_retention_days: null }),
+    onSuccess: (_ctx, res) => {
+      expect(res.body).toEqual({ event_retention_days: null });
+    },
+    unchanged: async (ctx) => {
+      expect(await settingsOf(ctx)).toEqual({ event_retention_days: null });
+    },
+  },
+];
+
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...XAPI_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES, ...LIFECYCLE_CASES];
 
 // ---- the machinery ----------------------------------------------------------------------------------
 

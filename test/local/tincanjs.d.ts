@@ -8,6 +8,8 @@ declare module "tincanjs" {
   class Statement {
     constructor(cfg: Record<string, unknown>);
     id: string;
+    static fromJSON(json: string): Statement;
+    asVersion(version: string): Record<string, unknown>;
   }
   class LRS {
     constructor(cfg: { endpoint: string; auth: string; version: string; allowFail: boolean });

@@ -3,6 +3,7 @@ import { type ActivityEvent, summarizeActivity, summaryCovers } from "../../anal
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
+import { canonicalJson } from "../../lib/canonical-json";
 import { InFlight } from "../../lib/in-flight";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
@@ -13,7 +14,9 @@ import { type ItemObservation, loadItemParams } from "../../services/item-params
 import { loadPopulationRates } from "../../services/population-rates";
 import type { PopulationRates } from "../../tracing/rates";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
+import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
+import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
@@ -21,6 +24,7 @@ import { Outbox } from "./outbox";
 import { PopulationShare } from "./population-share";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
+import { pruneLog, replayStart } from "./retention";
 import type {
   AuditPage,
   AuditState,
@@ -62,7 +66,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage);
+    if (!isErased(ctx.storage)) migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
     this.#model = new ModelStateStore(ctx.storage.kv);
@@ -75,19 +79,21 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    if (isErased(this.ctx.storage)) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
-
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
+    if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
     const items = await this.#items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
-    // awaits above let another request in, so the idempotency key is looked up again.
+    // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
+    if (isErased(this.ctx.storage)) return ERASED;
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     // xAPI statements already stored are skipped; a stored id with other content refuses the request.
@@ -200,6 +206,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * so an operator can check what a registration holds (the soak test checks exactly-once with it).
    */
   auditEvents(afterSeq: number, limit: number): AuditPage {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     const rows = this.#log.page(afterSeq, limit);
     const events = rows.map((r) => ({
       seq: r.seq,
@@ -221,11 +228,34 @@ export class RegistrationObject extends DurableObject<Env> {
     return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
+  /** Data lifecycle (docs/privacy.md): all storage deleted, a tombstone left (./erasure.ts); pages of events for an export (./export.ts). */
+  erase(): Promise<ErasedCounts> {
+    return eraseStorage(this.ctx.storage);
+  }
+  exportEvents(afterSeq: number, limit: number): ExportPage {
+    return exportPage(this.ctx.storage, afterSeq, limit);
+  }
+
+  /** Data lifecycle: removes the events received before `cutoffMs`, keeping the state they led to (./retention.ts). */
+  async applyRetention(cutoffMs: number): Promise<number> {
+    if (isErased(this.ctx.storage)) return 0;
+    await this.#ensureStateMatchesParams();
+    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
+  }
+
+  /** Data lifecycle: publishes all beliefs again (an instance erasure removed the account's projection, docs/privacy.md). */
+  async republishProjection(): Promise<void> {
+    await this.#ensureStateMatchesParams();
+    this.ctx.storage.transactionSync(() => this.#publishAll(this.#model.current().learner));
+    await this.#armOutbox();
+  }
+
   /**
    * Off the response path: contributes the changed evidence to the population statistics (at most
    * every CONTRIBUTE_EVERY_MS) and sends the outbox to its queues; a failed send is retried.
    */
   override async alarm(): Promise<void> {
+    if (isErased(this.ctx.storage)) return;
     if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext(this.env, registrationId);
@@ -304,24 +334,29 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
       const rebuilt = await this.#replay();
       this.ctx.storage.transactionSync(() => {
         this.#model.write(rebuilt);
-        // Every belief may have moved: republish them all (once the registration's identity is known).
-        const identity = this.#identity();
-        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner, this.#analytics.published()));
+        this.#publishAll(rebuilt.learner); // every belief may have moved
       });
       this.#model.adopt(rebuilt);
       await this.#armOutbox();
     });
   }
 
+  /** A full snapshot of the beliefs into the outbox (inside the caller's transaction), once the registration's identity is known. */
+  #publishAll(learner: LearnerState): void {
+    const identity = this.#identity();
+    if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, learner, this.#analytics.published()));
+  }
+
   #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
-    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
   }
 
   /** The outbox is sent by the alarm, off the response path; it retries until the queue takes it. */
@@ -362,11 +397,4 @@ export class RegistrationObject extends DurableObject<Env> {
 /** Objectives whose evidence an update changed (a step was added since). */
 function changedEvidence(before: ModelState["tutor"], after: ModelState["tutor"]): string[] {
   return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
-}
-
-/** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
 }

@@ -65,7 +65,9 @@ export interface AuditState {
 
 export type IngestOutcome =
   | { ok: true; stored: number; ignored: number; replayed: boolean }
-  | { ok: false; status: 422 | 409; message: string; details: ErrorDetail[]; replayed: boolean };
+  | { ok: false; status: 422 | 409; message: string; details: ErrorDetail[]; replayed: boolean }
+  /** the registration was erased (the request raced its erasure): refused, nothing stored */
+  | { ok: false; status: 404; message: string; details: ErrorDetail[]; replayed: boolean };
 
 /**
  * A goal as the RegistrationObject needs it: its stored body, and the graph version to resolve its

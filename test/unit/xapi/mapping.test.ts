@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../../src/lib/canonical-json";
 import { exactDurationMs } from "../../../src/lib/iso-duration";
 import type { Statement } from "../../../src/schemas/xapi";
-import { canonicalJson, mapStatement, moduleRefOf, statementFingerprint } from "../../../src/services/xapi-mapping";
+import { mapStatement, moduleRefOf, statementFingerprint } from "../../../src/services/xapi-mapping";
 
 const UUID = "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed";
 const NOW = Date.parse("2027-01-05T15:10:00Z");
