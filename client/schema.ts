@@ -724,7 +724,7 @@ export interface paths {
         put?: never;
         /**
          * Get readiness forecast rows of a learning instance
-         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. One row per learner registration, a page at a time (at most 30 a page, fewer when the goals are large: each learner is judged on every goal's status, 40 goals of 2,000 objectives give 4 a page; `next` says where the next page starts).
          *
          *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
          */
@@ -1855,7 +1855,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1881,7 +1881,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1905,7 +1905,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1944,7 +1944,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -6367,7 +6367,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One row per learner registration, at most 30 a page */
+            /** @description One row per learner registration, at most 30 a page (fewer for large goals) */
             200: {
                 headers: {
                     [name: string]: unknown;

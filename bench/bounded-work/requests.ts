@@ -265,11 +265,40 @@ export function largestRequests(w: World): LargestRequest[] {
       build: () => ({ path: "/v0/accounts/metrics/predicted-score", body }),
     });
   }
+  const learner = w.accounts[0] as string;
+  for (const format of ["json", "xapi"]) {
+    list.push({
+      endpoint: "GET /v0/accounts/{account_id}/export",
+      shape: `a learner with ${w.withHistory ? "events" : "no events"} and ${w.goals.length} goals of 2,000 targets (${format}, streamed)`,
+      method: "GET",
+      build: () => ({ path: `/v0/accounts/${learner}/export?format=${format}` }),
+    });
+  }
+  list.push({
+    endpoint: "GET /v0/data-requests",
+    shape: `limit=${LIST_LIMIT_MAX}`,
+    method: "GET",
+    build: () => ({ path: `/v0/data-requests?limit=${LIST_LIMIT_MAX}` }),
+  });
+  list.push({
+    endpoint: "POST /v0/accounts/{account_id}/erasure",
+    shape: `a learner with events and ${w.goals.length} goals (the job: deferred)`,
+    method: "POST",
+    build: () => ({ path: `/v0/accounts/${w.accounts[Math.max(0, w.withHistory - 1)]}/erasure` }),
+    once: true,
+  });
   list.push({
     endpoint: "DELETE /v0/learning-instances/{id}",
     shape: `${w.registrations.length.toLocaleString("en-US")} registrations, ${w.goals.length}+ goals`,
     method: "DELETE",
     build: () => ({ path: `/v0/learning-instances/${li}` }),
+    once: true,
+  });
+  list.push({
+    endpoint: "POST /v0/learning-instances/{id}/erasure",
+    shape: `the deleted instance: ${w.registrations.length.toLocaleString("en-US")} registrations (the job: deferred)`,
+    method: "POST",
+    build: () => ({ path: `/v0/learning-instances/${li}/erasure` }),
     once: true,
   });
   return list;

@@ -64,17 +64,20 @@ export const STATUS_REQUEST_GOALS_MAX = 40;
 export const METRICS_PAGE_MAX = 30;
 export const METRICS_GOALS_MAX = 40;
 export const METRICS_OBJECTIVES_MAX = 50;
-/**
- * Learners to watch: goals per request, and learners per page. A page holds fewer learners when the
- * goals are large (`next` follows): each learner costs WATCH_LEARNER_WORK plus, per requested goal,
- * WATCH_GOAL_WORK and its in-scope objectives, and a page at most WATCH_PAGE_WORK (about 5 s of one
- * core in a local workerd for the largest goals; docs/security.md "Limits").
- */
+/** Learners to watch: goals per request, and learners per page (fewer for large goals: ANALYSIS_PAGE_WORK). */
 export const WATCH_GOALS_MAX = 50;
 export const WATCH_PAGE_MAX = 500;
-export const WATCH_LEARNER_WORK = 200;
-export const WATCH_GOAL_WORK = 50;
-export const WATCH_PAGE_WORK = 400_000;
+/**
+ * Pages that judge every learner on every requested goal (the goal's status: its scope's beliefs,
+ * open targets, work remaining), learners to watch and readiness-forecast rows, hold fewer learners
+ * when the goals are large (`next` follows): each learner costs ANALYSIS_LEARNER_WORK plus, per
+ * requested goal, ANALYSIS_GOAL_WORK and its in-scope objectives, and a page at most
+ * ANALYSIS_PAGE_WORK (about 5 s of CPU in a local workerd for the largest goals, a sixth of the Workers
+ * CPU limit; docs/security.md "Limits"). 40 goals of 2,000 objectives: 4 learners a page.
+ */
+export const ANALYSIS_LEARNER_WORK = 200;
+export const ANALYSIS_GOAL_WORK = 50;
+export const ANALYSIS_PAGE_WORK = 400_000;
 
 /**
  * Predicted score (spec 4.7; decisions.md turn 3, every one 422 beyond): accounts, groups, distinct

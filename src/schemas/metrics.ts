@@ -24,7 +24,9 @@ const Paging = {
     .min(1)
     .max(METRICS_PAGE_MAX)
     .default(METRICS_PAGE_MAX)
-    .openapi({ description: `Default and maximum ${METRICS_PAGE_MAX}.` }),
+    .openapi({
+      description: `Default and maximum ${METRICS_PAGE_MAX}; a page may hold fewer rows (readiness forecast: for large goals), \`next\` gives the following page.`,
+    }),
 };
 
 /** Request fields per metric (decisions.md "Clarifications": proficiency takes goal_ids and/or learning_objective_ids). */

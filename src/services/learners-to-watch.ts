@@ -1,18 +1,11 @@
 import { GROUP_REASONS, groupWatchFlags, type WatchFlag } from "../analytics";
 import type { Db } from "../db/client";
-import type { GoalRow } from "../db/schema";
 import type { Env } from "../env";
 import type { GraphRef, MetricGoal } from "../objects/registration/rpc";
-import { WATCH_GOAL_WORK, WATCH_LEARNER_WORK, WATCH_PAGE_WORK } from "../schemas/limits";
-import { assignmentsOf, learnerPage, metricGoalOf, nextPage, requestedGoals } from "./goal-specs";
+import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, nextPage, requestedGoals } from "./goal-specs";
 
 /** Registrations whose objects are asked at once (a page is read in chunks of this many). */
 const FAN_OUT = 50;
-
-/** The work of judging one learner on these goals (src/schemas/limits.ts: grows with the goals' scopes). */
-export function watchWork(goals: readonly Pick<GoalRow, "scopeObjectives">[]): number {
-  return goals.reduce((work, g) => work + WATCH_GOAL_WORK + g.scopeObjectives.length, WATCH_LEARNER_WORK);
-}
 
 export interface WatchQuery {
   goal_ids: string[];
@@ -26,13 +19,13 @@ export interface WatchQuery {
  * registration's Durable Object (the same rules as status and progress and the recommendation's
  * stuck), grouped per goal and group with a reason a teacher can read. A page holds at most
  * `registrations_per_page` learners, fewer when the goals are large (its work stays under
- * WATCH_PAGE_WORK); FAN_OUT objects are asked at once.
+ * ANALYSIS_PAGE_WORK); FAN_OUT objects are asked at once.
  */
 export async function learnersToWatch(env: Env, db: Db, liId: string, graph: GraphRef, query: WatchQuery) {
   const nowMs = Date.now();
   const goals = await requestedGoals(db, liId, query.goal_ids);
   const ids = goals.map((g) => g.id);
-  const fits = Math.max(1, Math.min(query.registrations_per_page, Math.floor(WATCH_PAGE_WORK / watchWork(goals))));
+  const fits = learnersWithinWork(goals, query.registrations_per_page);
   const { ids: learners, more } = await learnerPage(db, liId, ids, query.registration_offset, fits);
   const assigned = await assignmentsOf(db, learners, ids);
   const flags: Pick<WatchFlag, "registrationId" | "goalId" | "group">[] = [];
