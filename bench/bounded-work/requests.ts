@@ -230,7 +230,9 @@ export function largestRequests(w: World): LargestRequest[] {
     const shape =
       metric === "active-time"
         ? `${METRICS_PAGE_MAX} learners × 7 days`
-        : `${METRICS_PAGE_MAX} learners × ${METRICS_GOALS_MAX} goals of 2,000 targets${metric === "proficiency" ? ` + ${METRICS_OBJECTIVES_MAX} objectives` : ""}`;
+        : metric === "readiness-forecast"
+          ? `${METRICS_PAGE_MAX} learners asked × ${METRICS_GOALS_MAX} goals of 2,000 targets: one page (4 learners for goals this large)`
+          : `${METRICS_PAGE_MAX} learners × ${METRICS_GOALS_MAX} goals of 2,000 targets${metric === "proficiency" ? ` + ${METRICS_OBJECTIVES_MAX} objectives` : ""}`;
     list.push({
       endpoint: `POST /v0/learning-instances/{id}/metrics/${metric}/rows`,
       shape,
@@ -240,7 +242,7 @@ export function largestRequests(w: World): LargestRequest[] {
     const { registrations_per_page: _page, ...one } = metricBody(metric) as Record<string, unknown>;
     list.push({
       endpoint: `POST /v0/registrations/{id}/metrics/${metric}/rows`,
-      shape: shape.replace(`${METRICS_PAGE_MAX} learners × `, ""),
+      shape: metric === "readiness-forecast" ? `${METRICS_GOALS_MAX} goals of 2,000 targets` : shape.replace(`${METRICS_PAGE_MAX} learners × `, ""),
       method: "POST",
       build: () => ({ path: `/v0/registrations/${reg}/metrics/${metric}/rows`, body: one }),
     });
