@@ -72,8 +72,9 @@ export const WATCH_PAGE_MAX = 500;
  * open targets, work remaining), learners to watch and readiness-forecast rows, hold fewer learners
  * when the goals are large (`next` follows): each learner costs ANALYSIS_LEARNER_WORK plus, per
  * requested goal, ANALYSIS_GOAL_WORK and its in-scope objectives, and a page at most
- * ANALYSIS_PAGE_WORK (about 5 s of CPU in a local workerd for the largest goals, a sixth of the Workers
- * CPU limit; docs/security.md "Limits"). 40 goals of 2,000 objectives: 4 learners a page.
+ * ANALYSIS_PAGE_WORK (7.4 s of CPU at most, measured in a local workerd for the largest goals: a
+ * quarter of the Workers CPU limit; docs/security.md "Limits"). 40 goals of 2,000 objectives: 4
+ * learners a page.
  */
 export const ANALYSIS_LEARNER_WORK = 200;
 export const ANALYSIS_GOAL_WORK = 50;
