@@ -3,7 +3,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects, one `npm test`:
+ * Three projects, one `npm test`:
  * - `unit`: pure modules (model, graph algorithms, inventory, rate-limit table, config, ...) in plain
  *   Node: no workerd start-up per file.
  * - `workerd`: everything that needs the Worker, D1, Durable Objects or Queues, inside the real

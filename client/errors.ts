@@ -1,12 +1,10 @@
+import type { LimitedBy } from "../src/rate-limits/table";
 import type { components } from "./schema";
 
 /** The API's error body (`{code, message, error_id, details?}`), as the OpenAPI document types it. */
 export type ApiErrorBody = components["schemas"]["Error"];
 /** The token endpoint's RFC 6749 error body (it also carries code, message and error_id). */
 export type OAuthErrorBody = components["schemas"]["OAuthError"];
-
-/** Which limit refused a request (spec section 7, header X-Service-Rate-Exceeded). */
-export type LimitedBy = "token-limited" | "partner-limited" | "ip-limited";
 
 /**
  * The API answered with an error status. Carries the body's fields as typed values: `code` (the

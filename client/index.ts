@@ -15,9 +15,10 @@ import { Pacer, type PacerOptions } from "./pacer";
 import type { components, paths } from "./schema";
 import { type Authenticator, createTransport, errorOf, type FetchFn, type RetryOptions } from "./transport";
 
+export type { LimitedBy } from "../src/rate-limits/table";
 export type { ClientCredentials, TokenResponse } from "./auth";
 export { eventBatches, type HistoryEvent, MAX_BATCH_EVENTS } from "./batches";
-export { type ApiErrorBody, isPathwiseError, type LimitedBy, type OAuthErrorBody, PathwiseError, PathwiseNetworkError } from "./errors";
+export { type ApiErrorBody, isPathwiseError, type OAuthErrorBody, PathwiseError, PathwiseNetworkError } from "./errors";
 export type { EraseOptions } from "./lifecycle";
 export { limitOf } from "./pacer";
 export type { RetryOptions } from "./transport";
@@ -65,8 +66,8 @@ export interface PathwiseClientOptions {
 }
 
 type Paged = { registration_offset?: number; registrations_per_page?: number };
-/** The four metrics with row tables (decisions.md "Metrics the spec only names"). */
-export type MetricName = "proficiency" | "expected-score" | "readiness-forecast" | "active-time";
+/** The metrics with row tables (docs/analytics.md), read off the API document's paths. */
+export type MetricName = keyof paths extends infer P ? (P extends `/v0/learning-instances/{id}/metrics/${infer M}/rows` ? M : never) : never;
 type InstanceMetricPath<M extends MetricName> = `/v0/learning-instances/{id}/metrics/${M}/rows`;
 type ListPath = {
   [P in PathsWith<"get">]: paths[P]["get"] extends { parameters: { query?: { limit?: number } } } ? P : never;

@@ -33,7 +33,8 @@ import {
   type ScoreCase,
 } from "../src/analytics/calibration";
 import { itemPool, predictedScores } from "../src/analytics/predicted-score";
-import { applyProjectionMessage, projectionMessages } from "../src/analytics/projection";
+import { applyProjectionMessage } from "../src/analytics/projection";
+import { projectionMessages } from "../src/analytics/projection-publish";
 import { groupCell, groupHalfCell, shareDistribution } from "../src/analytics/score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON } from "../src/analytics/score-params";
 import { applyGraded, calibrate, initialLearnerState, type LearnerEvent, type ModelParams } from "../src/model/index";

@@ -85,5 +85,5 @@ export function createApp() {
     .route("/", opsRouter);
 }
 
-/** The API's routes with their request and response types, for `hc<AppType>` clients (tests, the coming SDK). */
+/** The API's routes with their request and response types, for `hc<AppType>` clients (the tests' typed `client()`; pathwise/client types itself from the API document). */
 export type AppType = ReturnType<typeof createApp>;

@@ -18,7 +18,7 @@ export { TokenGate } from "./objects/token-gate";
 
 // A bad configuration (a CORS_ALLOWED_ORIGINS with "*", a short TOKEN_SIGNING_KEY, ...) stops the
 // Worker at startup, which fails its deployment (and `npm start`), instead of answering every request
-// with a 500 (decisions.md "Input hygiene"; `npm run deploy:check` checks wrangler.toml's vars before).
+// with a 500 (docs/security.md "What a deployment must configure"; `npm run deploy:check` checks wrangler.toml's vars before).
 configFrom(startupEnv as Env);
 
 const app = createApp();

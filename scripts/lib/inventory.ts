@@ -15,8 +15,8 @@
  * becomes a taxon `tref-<path>` holding the atoms filed under it; a path already starting with tref- is kept.
  */
 import type { GraphBundle, GraphDocument, GraphModule, GraphObjective, GraphTaxon } from "../../src/graphs/graph-document";
+import type { GraphIssue } from "../../src/graphs/graph-issues";
 import type { ModuleType } from "../../src/graphs/runtime-graph";
-import type { GraphIssue } from "../../src/graphs/validate-graph";
 import { type CsvRecord, parseCsv } from "./csv";
 
 export interface Source {

@@ -160,7 +160,7 @@ export function activityByDay(summary: ActivitySummary, firstDay: number, lastDa
   for (const [k, t] of Object.entries(summary.buckets)) {
     const day = Math.floor(((Number(k) + offsetQ) * QUARTER_MS) / DAY_MS);
     if (day < firstDay || day > lastDay) continue;
-    const out = days[day - firstDay] as DayActivity;
+    const out = days[day - firstDay]!;
     out.active_time_ms += t[0];
     out.time_spent_ms += t[1];
     out.events += t[2];

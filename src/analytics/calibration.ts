@@ -89,9 +89,9 @@ export function caseLogLikelihood(cases: readonly ScoreCase[], calibration: Scor
 export function fitCalibration(cases: readonly ScoreCase[], log?: (msg: string) => void): ScoreCalibration {
   let x = [0, 0, 0]; // shiftUnpractised, shiftPractised, log(varianceScale)
   const toCal = (v: number[]): ScoreCalibration => ({
-    shiftUnpractised: v[0] as number,
-    shiftPractised: v[1] as number,
-    varianceScale: Math.exp(v[2] as number),
+    shiftUnpractised: v[0]!,
+    shiftPractised: v[1]!,
+    varianceScale: Math.exp(v[2]!),
     sharedFromOwn: 0,
   });
   const bounds: [number, number][] = [
@@ -116,7 +116,7 @@ export function fitCalibration(cases: readonly ScoreCase[], log?: (msg: string) 
         for (const dir of [1, -1]) {
           const y = [...x];
           const [lo, hi] = bounds[i] as [number, number];
-          y[i] = Math.min(hi, Math.max(lo, (y[i] as number) + dir * step));
+          y[i] = Math.min(hi, Math.max(lo, y[i]! + dir * step));
           if (y[i] === x[i]) continue;
           const v = subsetLl(i, y);
           if (v > best + 1e-9) {
@@ -220,8 +220,8 @@ export function reliability<T extends { right: number; answers: number }>(
   let bias = 0;
   for (const c of cases) {
     const p = percentiles(c);
-    for (const [i, q] of p.values.entries()) below[i] = (below[i] as number) + cellBelow(q, c.right, c.answers);
-    width += (p.values[p.values.length - 1] as number) - (p.values[0] as number);
+    for (const [i, q] of p.values.entries()) below[i] = below[i]! + cellBelow(q, c.right, c.answers);
+    width += p.values[p.values.length - 1]! - p.values[0]!;
     bias += p.mean - c.right / c.answers;
   }
   const n = Math.max(1, cases.length);

@@ -12,12 +12,15 @@ export {
   summarizeActivity,
   summaryCovers,
 } from "./active-time";
+export { addAnswered } from "./coverage-sketch";
 export { objectivePools } from "./item-pools";
 export type { MetricContext } from "./metrics";
 export { expectedScoreValue, proficiencyValue, stateProjection } from "./metrics";
 export { type AccountScores, predictedScoreSteps } from "./predicted-score";
 export type { AccountGraphProjection, ProjectionMessage, PublishableState } from "./projection";
-export { addAnswered, applyProjectionMessage, PROJECTION_VERSION, parseProjectionMessage, projectionMessages } from "./projection";
+export { applyProjectionMessage, PROJECTION_VERSION } from "./projection";
+export { parseProjectionMessage } from "./projection-message";
+export { projectionMessages } from "./projection-publish";
 export { readinessForecast } from "./readiness";
 export type { WatchFlag } from "./watch";
 export { GROUP_REASONS, groupWatchFlags, watchFlags } from "./watch";

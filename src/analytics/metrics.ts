@@ -1,5 +1,5 @@
 /**
- * Per-registration metric values of the learner model (decisions.md "Metrics the spec only names"):
+ * Per-registration metric values of the learner model (docs/analytics.md "4. Metrics rows"):
  * proficiency (per objective or per goal) and expected score (per goal). Pure.
  *
  * Both read beliefs through a projection; a registration's own state becomes a one-registration

@@ -1,7 +1,7 @@
 /** Numeric helpers of the analytics math. Pure and deterministic. */
-import { normalQuantile, sigmoid } from "../model/math";
+import { logit, normalQuantile, sigmoid } from "../model/math";
 
-export { normalQuantile, sigmoid };
+export { logit, normalQuantile, sigmoid };
 
 /** Complementary error function (Numerical Recipes erfcc, |relative error| < 1.2e-7). */
 export function erfc(x: number): number {
@@ -42,9 +42,9 @@ export function normalNodes(count: number): Float64Array {
     for (let j = 0; j < count; j++) nodes[j] = normalQuantile((j + 0.5) / count);
     // Rescale so the nodes have unit variance exactly (the midpoint rule under-covers the tails).
     let s = 0;
-    for (let j = 0; j < count; j++) s += (nodes[j] as number) ** 2;
+    for (let j = 0; j < count; j++) s += nodes[j]! ** 2;
     const f = 1 / Math.sqrt(s / count);
-    for (let j = 0; j < count; j++) nodes[j] = (nodes[j] as number) * f;
+    for (let j = 0; j < count; j++) nodes[j] = nodes[j]! * f;
     nodeCache.set(count, nodes);
   }
   return nodes;
@@ -63,7 +63,7 @@ export function binomialPmf(n: number, p: number, out: Float64Array): Float64Arr
     // Small n (the usual case): P(0) = qⁿ, then the ratio recursion.
     const r = p / q;
     out[0] = start;
-    for (let x = 0; x < n; x++) out[x + 1] = ((out[x] as number) * r * (n - x)) / (x + 1);
+    for (let x = 0; x < n; x++) out[x + 1] = (out[x]! * r * (n - x)) / (x + 1);
     return out;
   }
   // Large n: start at the mode and recurse outwards, then normalise (no underflow).
@@ -72,16 +72,16 @@ export function binomialPmf(n: number, p: number, out: Float64Array): Float64Arr
   out[mode] = 1;
   let total = 1;
   for (let x = mode + 1; x <= n; x++) {
-    const v = ((out[x - 1] as number) * r * (n - x + 1)) / x;
+    const v = (out[x - 1]! * r * (n - x + 1)) / x;
     out[x] = v;
     total += v;
   }
   for (let x = mode - 1; x >= 0; x--) {
-    const v = ((out[x + 1] as number) * (x + 1)) / (r * (n - x));
+    const v = (out[x + 1]! * (x + 1)) / (r * (n - x));
     out[x] = v;
     total += v;
   }
-  for (let x = 0; x <= n; x++) out[x] = (out[x] as number) / total;
+  for (let x = 0; x <= n; x++) out[x] = out[x]! / total;
   return out;
 }
 
@@ -103,9 +103,9 @@ export function hermiteRule(count: number): { nodes: Float64Array; weights: Floa
   for (let i = 0; i < m; i++) {
     if (i === 0) z = Math.sqrt(2 * n + 1) - 1.85575 * (2 * n + 1) ** -0.16667;
     else if (i === 1) z -= (1.14 * n ** 0.426) / z;
-    else if (i === 2) z = 1.86 * z - 0.86 * (x[0] as number);
-    else if (i === 3) z = 1.91 * z - 0.91 * (x[1] as number);
-    else z = 2 * z - (x[i - 2] as number);
+    else if (i === 2) z = 1.86 * z - 0.86 * x[0]!;
+    else if (i === 3) z = 1.91 * z - 0.91 * x[1]!;
+    else z = 2 * z - x[i - 2]!;
     let pp = 0;
     for (let it = 0; it < 100; it++) {
       let p1 = pim4;
@@ -123,13 +123,13 @@ export function hermiteRule(count: number): { nodes: Float64Array; weights: Floa
     x[i] = z;
     x[n - 1 - i] = -z;
     w[i] = 2 / (pp * pp);
-    w[n - 1 - i] = w[i] as number;
+    w[n - 1 - i] = w[i]!;
   }
   const nodes = new Float64Array(n);
   const weights = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    nodes[i] = Math.SQRT2 * (x[i] as number);
-    weights[i] = (w[i] as number) / Math.sqrt(Math.PI);
+    nodes[i] = Math.SQRT2 * x[i]!;
+    weights[i] = w[i]! / Math.sqrt(Math.PI);
   }
   rule = { nodes, weights };
   hermiteCache.set(count, rule);

@@ -23,7 +23,8 @@
  */
 import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
-import { type AccountGraphProjection, coverage } from "./projection";
+import { coverage } from "./coverage-sketch";
+import type { AccountGraphProjection } from "./projection";
 import { type LatticeCache, type ScoreMemo, type ScoreTerm, type ShareDistribution, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON, UNCALIBRATED_POOL_VARIANCE, WITHIN_OBJECTIVE_POOL_VARIANCE } from "./score-params";
 

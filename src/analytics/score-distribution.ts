@@ -14,7 +14,7 @@
  * what the model serves, and "an observed share fell below a percentile" is counted with the same
  * cells (fractional credit for the cell containing the percentile) in scripts/eval-score.ts.
  */
-import { binomialPmf, hermiteRule, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
+import { binomialPmf, hermiteRule, logit, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
 import { clampLevel, type ScoreTerm, type ShareDistribution, shareCell } from "./share-cells";
 import { EXACT_LATTICE, type LatticeCache, smallGroup } from "./small-group";
 import { SHARED_NODES, type TermMemo, termNodes } from "./term-nodes";
@@ -38,10 +38,6 @@ const EXACT_MAX_ANSWERS = 2000;
 const SINGLE_HERMITE = 24;
 const SMALL_HORIZON = 50;
 const SINGLE_NODES = 96;
-
-function logit(q: number): number {
-  return Math.log(q / (1 - q));
-}
 
 /** Distribution of the share for one term (exact up to quadrature over the ability). */
 function singleTerm(t: ScoreTerm): ShareDistribution {
@@ -77,20 +73,20 @@ function singleTerm(t: ScoreTerm): ShareDistribution {
         ? hermiteRule(SINGLE_HERMITE)
         : { nodes: normalNodes(SINGLE_NODES), weights: new Float64Array(SINGLE_NODES).fill(1 / SINGLE_NODES) };
   for (let j = 0; j < rule.nodes.length; j++) {
-    binomialPmf(n, sigmoid(t.slope * (t.mean + sd * (rule.nodes[j] as number) - t.difficulty)), tmp);
-    const w = rule.weights[j] as number;
-    for (let x = 0; x <= n; x++) pmf[x] = (pmf[x] as number) + w * (tmp[x] as number);
+    binomialPmf(n, sigmoid(t.slope * (t.mean + sd * rule.nodes[j]! - t.difficulty)), tmp);
+    const w = rule.weights[j]!;
+    for (let x = 0; x <= n; x++) pmf[x] = pmf[x]! + w * tmp[x]!;
   }
   let mean = 0;
-  for (let x = 0; x <= n; x++) mean += (x / n) * (pmf[x] as number);
+  for (let x = 0; x <= n; x++) mean += (x / n) * pmf[x]!;
   return discreteShare(pmf, n, mean);
 }
 
 /** Continuous representation of a discrete share with probabilities pmf[x] of x right answers out of n. */
 export function discreteShare(pmf: Float64Array, n: number, mean: number): ShareDistribution {
   const cum = new Float64Array(n + 2); // cum[x] = P(X < x)
-  for (let x = 0; x <= n; x++) cum[x + 1] = (cum[x] as number) + (pmf[x] as number);
-  const total = cum[n + 1] as number;
+  for (let x = 0; x <= n; x++) cum[x + 1] = cum[x]! + pmf[x]!;
+  const total = cum[n + 1]!;
   return {
     mean,
     cdf(q) {
@@ -98,16 +94,16 @@ export function discreteShare(pmf: Float64Array, n: number, mean: number): Share
       if (q >= 1) return 1;
       const x = Math.min(n, Math.floor(q * n + 0.5));
       const [lo, hi] = shareCell(x, n);
-      return ((cum[x] as number) + (pmf[x] as number) * ((q - lo) / (hi - lo))) / total;
+      return (cum[x]! + pmf[x]! * ((q - lo) / (hi - lo))) / total;
     },
     quantile(c) {
       const target = clampLevel(c) * total;
       let x = 0;
-      while (x < n && (cum[x + 1] as number) < target) x++;
-      const p = pmf[x] as number;
+      while (x < n && cum[x + 1]! < target) x++;
+      const p = pmf[x]!;
       const [lo, hi] = shareCell(x, n);
       if (p <= 0) return lo;
-      const f = Math.min(1, Math.max(0, (target - (cum[x] as number)) / p));
+      const f = Math.min(1, Math.max(0, (target - cum[x]!) / p));
       return Math.min(lo + f * (hi - lo), hi - (hi - lo) * 1e-9);
     },
   };
@@ -147,16 +143,16 @@ function groupTerms(terms: readonly ScoreTerm[], memo?: TermMemo): ShareDistribu
     for (let k = 0; k < K; k++) {
       const tn = nodes[k] as (typeof nodes)[number];
       const n = tn.n;
-      const e1 = tn.e1[g] as number;
-      const e2 = tn.e2[g] as number;
+      const e1 = tn.e1[g]!;
+      const e2 = tn.e2[g]!;
       let var_ = Math.max(0, e2 - e1 * e1);
       if (n > 0) var_ += (e1 - e2) / n;
-      const w = (terms[k] as ScoreTerm).weight / wsum;
+      const w = terms[k]!.weight / wsum;
       m += w * e1;
       v += w * w * var_;
       // The atoms (all wrong / all right) only matter while their running product is not negligible.
-      a = a > 1e-15 ? a * (tn.ea[g] as number) : 0;
-      b = b > 1e-15 ? b * (tn.eb[g] as number) : 0;
+      a = a > 1e-15 ? a * tn.ea[g]! : 0;
+      b = b > 1e-15 ? b * tn.eb[g]! : 0;
     }
     mean += m;
     // Remove the atoms at 0 and 1 from the moments; the rest is the inner part.
@@ -180,21 +176,21 @@ function groupTerms(terms: readonly ScoreTerm[], memo?: TermMemo): ShareDistribu
   const lower = new Float64Array(G);
   const mass = new Float64Array(G);
   for (let g = 0; g < G; g++) {
-    const mg = means[g] as number;
-    const sg = sds[g] as number;
+    const mg = means[g]!;
+    const sg = sds[g]!;
     lower[g] = normalCdf((lo - mg) / sg);
-    mass[g] = Math.max(1e-300, normalCdf((hi - mg) / sg) - (lower[g] as number));
+    mass[g] = Math.max(1e-300, normalCdf((hi - mg) / sg) - lower[g]!);
   }
   const cdf = (q: number): number => {
     if (q <= 0) return 0;
     if (q >= 1) return 1;
     let c = 0;
     for (let g = 0; g < G; g++) {
-      const a = zero[g] as number;
-      const b = one[g] as number;
+      const a = zero[g]!;
+      const b = one[g]!;
       let inner = 0;
       if (q >= hi) inner = 1;
-      else if (q > lo) inner = (normalCdf((q - (means[g] as number)) / (sds[g] as number)) - (lower[g] as number)) / (mass[g] as number);
+      else if (q > lo) inner = (normalCdf((q - means[g]!) / sds[g]!) - lower[g]!) / mass[g]!;
       c += a * (half > 0 ? Math.min(1, q / half) : 1) + (1 - a - b) * inner + b * (q > hi ? (q - hi) / half : 0);
     }
     return c / G;
@@ -203,8 +199,8 @@ function groupTerms(terms: readonly ScoreTerm[], memo?: TermMemo): ShareDistribu
   let qlo = 1;
   let qhi = 0;
   for (let g = 0; g < G; g++) {
-    qlo = Math.min(qlo, (means[g] as number) - 8 * (sds[g] as number));
-    qhi = Math.max(qhi, (means[g] as number) + 8 * (sds[g] as number));
+    qlo = Math.min(qlo, means[g]! - 8 * sds[g]!);
+    qhi = Math.max(qhi, means[g]! + 8 * sds[g]!);
   }
   if (zero.some((x) => x > 0)) qlo = 0;
   if (one.some((x) => x > 0)) qhi = 1;
@@ -215,14 +211,14 @@ function groupTerms(terms: readonly ScoreTerm[], memo?: TermMemo): ShareDistribu
     if (q <= 0 || q >= 1) return 0;
     let d = 0;
     for (let g = 0; g < G; g++) {
-      const a = zero[g] as number;
-      const b = one[g] as number;
+      const a = zero[g]!;
+      const b = one[g]!;
       if (half > 0 && q < half) d += a / half;
       if (half > 0 && q > hi) d += b / half;
       if (q > lo && q < hi) {
-        const sg = sds[g] as number;
-        const z = (q - (means[g] as number)) / sg;
-        d += ((1 - a - b) * Math.exp(-0.5 * z * z)) / (2.5066282746310002 * sg * (mass[g] as number));
+        const sg = sds[g]!;
+        const z = (q - means[g]!) / sg;
+        d += ((1 - a - b) * Math.exp(-0.5 * z * z)) / (2.5066282746310002 * sg * mass[g]!);
       }
     }
     return d / G;
@@ -262,7 +258,7 @@ export function shareDistribution(terms: readonly ScoreTerm[], memo?: ScoreMemo)
   const live = terms.filter((t) => t.weight > 0);
   if (live.length === 0) throw new Error("shareDistribution needs at least one term with a positive weight");
   if (live.length === 1) {
-    const t = live[0] as ScoreTerm;
+    const t = live[0]!;
     if (!Number.isFinite(t.answers) || t.answers <= EXACT_MAX_ANSWERS) return singleTerm(t);
   }
   if (live.every((t) => Number.isFinite(t.answers))) {

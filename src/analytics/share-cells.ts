@@ -59,6 +59,6 @@ export function groupCell(s: number, half: number): [number, number] {
 export function groupHalfCell(weights: readonly number[], answers: readonly number[]): number {
   const total = weights.reduce((a, b) => a + b, 0);
   let invN = 0;
-  for (const [k, w] of weights.entries()) invN += (w / total) ** 2 / Math.max(1, Math.round(answers[k] as number));
+  for (const [k, w] of weights.entries()) invN += (w / total) ** 2 / Math.max(1, Math.round(answers[k]!));
   return invN / 2;
 }

@@ -38,29 +38,29 @@ function steps(increments: readonly number[], answers: readonly number[]): Steps
   const maps: Int32Array[] = [];
   const sizes = [1];
   for (let k = 0; k < increments.length; k++) {
-    const n1 = (answers[k] as number) + 1;
-    const step = increments[k] as number;
+    const n1 = answers[k]! + 1;
+    const step = increments[k]!;
     const m = shares.length;
     // candidate u·(n+1) + x is share u plus x steps; the distinct ones, ascending (runs of values
     // closer than SAME_SHARE are one share, the smallest), and each candidate's place among them
     const candidates = new Float64Array(m * n1);
-    for (let u = 0; u < m; u++) for (let x = 0; x < n1; x++) candidates[u * n1 + x] = (shares[u] as number) + x * step;
+    for (let u = 0; u < m; u++) for (let x = 0; x < n1; x++) candidates[u * n1 + x] = shares[u]! + x * step;
     const sorted = candidates.slice().sort();
     const next: number[] = [];
     for (const v of sorted) {
-      if (next.length === 0 || v - (next[next.length - 1] as number) > SAME_SHARE) {
+      if (next.length === 0 || v - next[next.length - 1]! > SAME_SHARE) {
         if (next.length === EXACT_SHARES) return undefined;
         next.push(v);
       }
     }
     const map = new Int32Array(m * n1);
     for (let i = 0; i < candidates.length; i++) {
-      const v = candidates[i] as number;
+      const v = candidates[i]!;
       let lo = 0;
       let hi = next.length - 1;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if ((next[mid] as number) <= v) lo = mid;
+        if (next[mid]! <= v) lo = mid;
         else hi = mid - 1;
       }
       map[i] = lo;
@@ -88,14 +88,14 @@ export function smallGroup(terms: readonly ScoreTerm[], memo?: TermMemo, lattice
   if (lattice === undefined) {
     lattice =
       steps(
-        terms.map((t, k) => t.weight / wsum / (answers[k] as number)),
+        terms.map((t, k) => t.weight / wsum / answers[k]!),
         answers,
       ) ?? null;
     lattices?.set(key, lattice);
   }
   if (!lattice) return undefined;
   let invN = 0;
-  for (const [k, t] of terms.entries()) invN += (t.weight / wsum) ** 2 / (answers[k] as number);
+  for (const [k, t] of terms.entries()) invN += (t.weight / wsum) ** 2 / answers[k]!;
   const half = invN / 2;
   const pmfs = terms.map((t) => termPmf(t, memo));
   const P = lattice.shares.length;
@@ -105,30 +105,30 @@ export function smallGroup(terms: readonly ScoreTerm[], memo?: TermMemo, lattice
   for (let g = 0; g < SHARED_NODES; g++) {
     cur[0] = 1;
     for (let k = 0; k < terms.length; k++) {
-      const n1 = (answers[k] as number) + 1;
-      const pmf = pmfs[k] as Float64Array;
-      const map = lattice.maps[k] as Int32Array;
-      const m = lattice.sizes[k] as number;
+      const n1 = answers[k]! + 1;
+      const pmf = pmfs[k]!;
+      const map = lattice.maps[k]!;
+      const m = lattice.sizes[k]!;
       nxt.fill(0, 0, lattice.sizes[k + 1]);
       for (let u = 0; u < m; u++) {
-        const pu = cur[u] as number;
+        const pu = cur[u]!;
         for (let x = 0; x < n1; x++) {
-          const to = map[u * n1 + x] as number;
-          nxt[to] = (nxt[to] as number) + pu * (pmf[g * n1 + x] as number);
+          const to = map[u * n1 + x]!;
+          nxt[to] = nxt[to]! + pu * pmf[g * n1 + x]!;
         }
       }
       const swap = cur;
       cur = nxt;
       nxt = swap;
     }
-    for (let i = 0; i < P; i++) prob[i] = (prob[i] as number) + (cur[i] as number) / SHARED_NODES;
+    for (let i = 0; i < P; i++) prob[i] = prob[i]! + cur[i]! / SHARED_NODES;
   }
   const lo = new Float64Array(P);
   const hi = new Float64Array(P);
   let mean = 0;
   for (let i = 0; i < P; i++) {
-    const s = lattice.shares[i] as number;
-    mean += s * (prob[i] as number);
+    const s = lattice.shares[i]!;
+    mean += s * prob[i]!;
     const [a, b] = groupCell(s, half);
     lo[i] = a;
     hi[i] = b;
@@ -154,41 +154,41 @@ function tabulated(p: Float64Array, lo: Float64Array, hi: Float64Array, mean: nu
   xs[count] = 0;
   fs[count++] = 0;
   while (ib < P) {
-    const next = Math.min(ia < P ? (lo[ia] as number) : Number.POSITIVE_INFINITY, hi[ib] as number);
+    const next = Math.min(ia < P ? lo[ia]! : Number.POSITIVE_INFINITY, hi[ib]!);
     f += slope * (next - x);
     x = next;
     let jump = 0;
     while (ia < P && lo[ia] === next) {
-      const width = (hi[ia] as number) - next;
-      if (width > 1e-15) slope += (p[ia] as number) / width;
-      else jump += p[ia] as number;
+      const width = hi[ia]! - next;
+      if (width > 1e-15) slope += p[ia]! / width;
+      else jump += p[ia]!;
       ia++;
     }
     while (ib < P && hi[ib] === next) {
-      const width = next - (lo[ib] as number);
-      if (width > 1e-15) slope -= (p[ib] as number) / width;
+      const width = next - lo[ib]!;
+      if (width > 1e-15) slope -= p[ib]! / width;
       ib++;
     }
     f += jump;
-    if (next > (xs[count - 1] as number)) count++;
+    if (next > xs[count - 1]!) count++;
     xs[count - 1] = next;
     fs[count - 1] = f;
   }
-  const totalMass = fs[count - 1] as number;
+  const totalMass = fs[count - 1]!;
   const cdf = (q: number): number => {
     if (q <= 0) return 0;
     if (q >= 1) return 1;
     let a = 0;
     let b = count - 1;
-    if (q >= (xs[b] as number)) return 1;
+    if (q >= xs[b]!) return 1;
     while (b - a > 1) {
       const m = (a + b) >> 1;
-      if ((xs[m] as number) <= q) a = m;
+      if (xs[m]! <= q) a = m;
       else b = m;
     }
-    const x0 = xs[a] as number;
-    const x1 = xs[b] as number;
-    return ((fs[a] as number) + (((fs[b] as number) - (fs[a] as number)) * (q - x0)) / (x1 - x0)) / totalMass;
+    const x0 = xs[a]!;
+    const x1 = xs[b]!;
+    return (fs[a]! + ((fs[b]! - fs[a]!) * (q - x0)) / (x1 - x0)) / totalMass;
   };
   const quantile = (c: number): number => {
     const target = clampLevel(c) * totalMass;
@@ -196,13 +196,13 @@ function tabulated(p: Float64Array, lo: Float64Array, hi: Float64Array, mean: nu
     let b = count - 1;
     while (b - a > 1) {
       const m = (a + b) >> 1;
-      if ((fs[m] as number) < target) a = m;
+      if (fs[m]! < target) a = m;
       else b = m;
     }
-    const f0 = fs[a] as number;
-    const f1 = fs[b] as number;
-    const x0 = xs[a] as number;
-    const x1 = xs[b] as number;
+    const f0 = fs[a]!;
+    const f1 = fs[b]!;
+    const x0 = xs[a]!;
+    const x1 = xs[b]!;
     const q = f1 > f0 ? x0 + ((target - f0) / (f1 - f0)) * (x1 - x0) : x1;
     return Math.min(Math.max(0, q), 1 - 1e-9);
   };

@@ -66,14 +66,14 @@ function computeNodes(t: ScoreTerm): TermNodes {
   const pmf = n > 0 && n <= PMF_WITH_MOMENTS ? new Float64Array(SHARED_NODES * n1) : undefined;
   const distinct = cs > 0 ? SHARED_NODES : 1;
   for (let g = 0; g < distinct; g++) {
-    const base = c0 + cs * (outer[g] as number);
+    const base = c0 + cs * outer[g]!;
     let e1 = 0;
     let e2 = 0;
     let ea = 0;
     let eb = 0;
     for (let j = 0; j < inner.nodes.length; j++) {
-      const p = 1 / (1 + Math.exp(-(base + so * (inner.nodes[j] as number))));
-      const w = inner.weights[j] as number;
+      const p = 1 / (1 + Math.exp(-(base + so * inner.nodes[j]!)));
+      const w = inner.weights[j]!;
       e1 += w * p;
       e2 += w * p * p;
       if (n > 0) {
@@ -89,10 +89,10 @@ function computeNodes(t: ScoreTerm): TermNodes {
     nodes.eb[g] = eb;
   }
   if (distinct === 1) {
-    nodes.e1.fill(nodes.e1[0] as number);
-    nodes.e2.fill(nodes.e2[0] as number);
-    nodes.ea.fill(nodes.ea[0] as number);
-    nodes.eb.fill(nodes.eb[0] as number);
+    nodes.e1.fill(nodes.e1[0]!);
+    nodes.e2.fill(nodes.e2[0]!);
+    nodes.ea.fill(nodes.ea[0]!);
+    nodes.eb.fill(nodes.eb[0]!);
     if (pmf) for (let g = 1; g < SHARED_NODES; g++) pmf.copyWithin(g * n1, 0, n1);
   }
   if (pmf) nodes.pmf = pmf;
@@ -104,15 +104,15 @@ function addBinomial(pmf: Float64Array, at: number, n: number, p: number, none: 
   if (none > 1e-280 && p > 0) {
     const r = p / (1 - p);
     let v = none;
-    pmf[at] = (pmf[at] as number) + w * v;
+    pmf[at] = pmf[at]! + w * v;
     for (let x = 0; x < n; x++) {
       v = (v * r * (n - x)) / (x + 1);
-      pmf[at + x + 1] = (pmf[at + x + 1] as number) + w * v;
+      pmf[at + x + 1] = pmf[at + x + 1]! + w * v;
     }
     return;
   }
   const tmp = binomialPmf(n, p, new Float64Array(n + 1));
-  for (let x = 0; x <= n; x++) pmf[at + x] = (pmf[at + x] as number) + w * (tmp[x] as number);
+  for (let x = 0; x <= n; x++) pmf[at + x] = pmf[at + x]! + w * tmp[x]!;
 }
 
 function computePmf(t: ScoreTerm, n: number): Float64Array {
@@ -123,10 +123,10 @@ function computePmf(t: ScoreTerm, n: number): Float64Array {
   const so = t.slope * Math.sqrt(Math.max(0, t.own));
   const pmf = new Float64Array(SHARED_NODES * (n + 1));
   for (let g = 0; g < SHARED_NODES; g++) {
-    const base = c0 + cs * (outer[g] as number);
+    const base = c0 + cs * outer[g]!;
     for (let j = 0; j < inner.nodes.length; j++) {
-      const p = 1 / (1 + Math.exp(-(base + so * (inner.nodes[j] as number))));
-      addBinomial(pmf, g * (n + 1), n, p, ipow(1 - p, n), inner.weights[j] as number);
+      const p = 1 / (1 + Math.exp(-(base + so * inner.nodes[j]!)));
+      addBinomial(pmf, g * (n + 1), n, p, ipow(1 - p, n), inner.weights[j]!);
     }
   }
   return pmf;

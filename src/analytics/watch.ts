@@ -69,13 +69,14 @@ export function watchFlags(x: WatchInput): WatchFlag[] {
     const p = x.readiness?.probability_ready_by_end ?? null;
     let elapsed: number | null = null;
     if (x.assignedAtMs !== undefined && deadline > x.assignedAtMs) elapsed = Math.min(1, Math.max(0, (x.nowMs - x.assignedAtMs) / (deadline - x.assignedAtMs)));
-    const lagging = elapsed !== null && elapsed >= MIN_ELAPSED_SHARE && x.progress < elapsed - BEHIND_MARGIN;
+    // the share of the time gone, when progress lags it
+    const lagging = elapsed !== null && elapsed >= MIN_ELAPSED_SHARE && x.progress < elapsed - BEHIND_MARGIN ? elapsed : null;
     if (p !== null && p < BEHIND_PROBABILITY) {
       const pace = x.readiness?.pace;
       const paceText = pace && pace.activeDays > 0 ? `, about ${pace.itemsPerDay.toFixed(1)} answers a day lately` : ", no answers lately";
       flag("behind_schedule", `Unlikely to finish by ${date(deadline)}: ${pct(p)} chance at the current pace${paceText}.`);
-    } else if (lagging) {
-      flag("behind_schedule", `Progress ${pct(x.progress)} with ${pct(elapsed as number)} of the time to ${date(deadline)} gone.`);
+    } else if (lagging !== null) {
+      flag("behind_schedule", `Progress ${pct(x.progress)} with ${pct(lagging)} of the time to ${date(deadline)} gone.`);
     }
   }
   return out;

@@ -9,7 +9,7 @@ export function base64url(bytes: Uint8Array): string {
 /**
  * The bytes of canonical unpadded base64url text, else null. Canonical: the text is exactly what
  * `base64url` makes of those bytes, so the unused low bits of the last character are zero and there
- * is one spelling per value (a token has one string; decisions.md "Input hygiene").
+ * is one spelling per value (a token has one string; docs/security.md "Controls").
  */
 export function fromBase64url(text: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;

@@ -213,6 +213,7 @@ export const populationItems = sqliteTable(
     knownRight: real("known_right").notNull(),
     unknown: real("unknown").notNull(),
     unknownRight: real("unknown_right").notNull(),
+    partial: real("partial").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.graphId, t.item] })],
 );
@@ -228,6 +229,8 @@ export const populationObjectives = sqliteTable(
     learnings: real("learnings").notNull(),
     teachOpportunities: real("teach_opportunities").notNull(),
     teachings: real("teachings").notNull(),
+    partialEntries: real("partial_entries").notNull().default(0),
+    directEntries: real("direct_entries").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.graphId, t.objective] })],
 );

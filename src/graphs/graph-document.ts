@@ -1,7 +1,7 @@
 import type { ModuleType } from "./runtime-graph";
 
 /**
- * The graph document a partner sends to POST/PUT /v0/graphs (decisions.md "Knowledge graphs").
+ * The graph document a partner sends to POST/PUT /v0/graphs (docs/graphs.md).
  * Pure type: the zod schema in src/routes/graphs.schemas.ts checks the structure (400), and
  * src/graphs/validate-graph.ts checks the meaning (422 / the validate endpoint).
  */
@@ -40,7 +40,7 @@ export interface GraphDocument {
   taxonomy?: GraphTaxon[];
 }
 
-/** Per-graph limits (decisions.md). Beyond them the document is invalid. */
+/** Per-graph limits (docs/graphs.md). Beyond them the document is invalid. */
 /** Errors (and warnings) a validation lists; the last entry then says how many more there were (docs/security.md "Limits"). */
 export const GRAPH_ISSUES_MAX = 1_000;
 

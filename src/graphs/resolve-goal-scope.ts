@@ -2,7 +2,7 @@
  * Resolves a scoped goal's targets and scope against one runtime graph into the set of
  * objectives and recommendable modules the goal covers. Pure: no I/O, no Workers APIs.
  *
- * Rules (decisions.md "Scoped goals" and "Clarifications", plus the choices noted here):
+ * Rules (docs/goals.md "The decided rules" and "Scope resolution", plus the choices noted here):
  * - Target objectives: the `lref-` targets themselves; for `mref-` targets, the objectives the
  *   target modules are aligned with.
  * - `remediation_depth` walks prerequisites from the target objectives: `none` = targets only,

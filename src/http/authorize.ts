@@ -16,6 +16,24 @@ export interface Subject {
   learningInstanceId?: string;
 }
 
+/** An account: its owner is itself. */
+export const accountSubject = (a: { id: string; partnerId: string }): Subject => ({ kind: "Account", partnerId: a.partnerId, ownerAccountId: a.id });
+
+/** A learning instance: its members are the accounts registered in it. */
+export const instanceSubject = (li: { id: string; partnerId: string }): Subject => ({
+  kind: "Learning instance",
+  partnerId: li.partnerId,
+  learningInstanceId: li.id,
+});
+
+/** A registration: owned by its account, in its learning instance. */
+export const registrationSubject = (r: { partnerId: string; accountId: string; learningInstanceId: string }): Subject => ({
+  kind: "Registration",
+  partnerId: r.partnerId,
+  ownerAccountId: r.accountId,
+  learningInstanceId: r.learningInstanceId,
+});
+
 /**
  * Applies the route's caller rule. A resource of another partner is reported as missing (404),
  * never as forbidden. `roles` narrows the row where the spec does so by request content.
@@ -31,15 +49,14 @@ export async function authorize(c: Context<AppEnv>, subject?: Subject, roles?: r
 /** Registration `id` with its graph, once the caller rule allows the caller on it (admin or owner, per route). */
 export async function authorizedRegistration(c: Context<AppEnv>, id: string): Promise<RegistrationContext> {
   const context = await registrationContext(c.get("db"), id);
-  const r = context.registration;
-  await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
+  await authorize(c, registrationSubject(context.registration));
   return context;
 }
 
 /** Learning instance `id` with its graph, once the caller rule allows the caller on it. */
 export async function authorizedInstance(c: Context<AppEnv>, id: string): ReturnType<typeof requireInstanceWithGraph> {
   const found = await requireInstanceWithGraph(c.get("db"), id);
-  await authorize(c, { kind: "Learning instance", partnerId: found.li.partnerId, learningInstanceId: found.li.id });
+  await authorize(c, instanceSubject(found.li));
   return found;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The caller rules of spec section 4 (and decisions.md where the spec is silent), one row per
+ * The caller rules of spec section 4 (and docs/architecture.md "Caller rules" where the spec is silent), one row per
  * endpoint. `protect(routeKey)` attaches the row to the request; `authorize` evaluates it against
  * the resource; the authorization-matrix test walks the same table.
  *
@@ -31,7 +31,7 @@ export const callerRules = {
   "GET /v0/registrations/{reg_id}": ["admin", "owner", "instructor"],
   "DELETE /v0/registrations/{reg_id}": ["admin", "instructor"],
 
-  // Knowledge graphs (decisions.md): writes need the admin token and the account's graph entitlement
+  // Knowledge graphs (docs/graphs.md): writes need the admin token and the account's graph entitlement
   // (checked in the handler); graphs are course content, not personal data, so any user of the partner may read them.
   "POST /v0/graphs": ["admin"],
   "POST /v0/graphs/validate": ["admin"],
@@ -39,7 +39,7 @@ export const callerRules = {
   "GET /v0/graphs/{graph_id}": ["any"],
   "GET /v0/graphs": ["any"],
 
-  // Scoped goals and their assignment (decisions.md "Scoped goals"): Admin or an instructor of the instance.
+  // Scoped goals and their assignment (docs/goals.md): Admin or an instructor of the instance.
   "POST /v0/learning-instances/{id}/scoped-goals": ["admin", "instructor"],
   "GET /v0/learning-instances/{id}/scoped-goals": ["admin", "instructor"],
   "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}": ["admin", "instructor"],
@@ -56,7 +56,7 @@ export const callerRules = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/focus-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/batch-events": ["admin", "owner"],
-  // xAPI statements in (decisions.md): the event endpoints' rule, on each registration the statements name.
+  // xAPI statements in (docs/xapi.md): the event endpoints' rule, on each registration the statements name.
   "POST /v0/xapi/statements": ["admin", "owner"],
   "PUT /v0/xapi/statements": ["admin", "owner"],
 
@@ -79,7 +79,7 @@ export const callerRules = {
   "POST /v0/registrations/{id}/metrics/active-time/rows": ["admin", "instructor", "owner"],
   "POST /v0/learning-instances/{id}/metrics/groups": ["admin", "instructor"],
 
-  // Student data lifecycle (decisions.md): the partner admin only. Erasure, export and the record of
+  // Student data lifecycle (docs/privacy.md): the partner admin only. Erasure, export and the record of
   // data requests act on the partner's data-processing duties, not on one learner's session.
   "POST /v0/accounts/{account_id}/erasure": ["admin"],
   "POST /v0/learning-instances/{id}/erasure": ["admin"],

@@ -29,7 +29,7 @@ const handler = cors({
 });
 
 /**
- * CORS for /v0 (decisions.md): off unless the deployment lists allowed origins
+ * CORS for /v0 (docs/security.md "What a deployment must configure"): off unless the deployment lists allowed origins
  * (CORS_ALLOWED_ORIGINS); then Hono's cors middleware answers preflights (204) and adds the
  * Access-Control-* headers for the listed origins, per the Fetch standard.
  */

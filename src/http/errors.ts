@@ -82,7 +82,7 @@ export function onError(err: Error, c: Context): Response {
     return errorResponse(c, err, errorId);
   }
   if (err instanceof HTTPException) {
-    // A body in another media type than the route declares is malformed input (decisions.md: 400), not 415.
+    // A body in another media type than the route declares is malformed input (docs/api-conventions.md "HTTP conventions": 400), not 415.
     if (err.status === 415) {
       const message = "Send the request body as application/json (Content-Type header).";
       return errorResponse(c, badRequest(message, [{ path: "header.content-type", message: "unsupported media type" }]), errorId);

@@ -1,7 +1,4 @@
-import type { WindowState } from "../rate-limits/table";
-
-/** Who refused a request (spec section 7: the `X-Service-Rate-Exceeded` values). */
-export type LimitedBy = "token-limited" | "partner-limited" | "ip-limited";
+import type { LimitedBy, WindowState } from "../rate-limits/table";
 
 /** The IETF draft informational headers, sent on every response of a limited endpoint. */
 export function rateLimitHeaders(w: WindowState): Record<string, string> {

@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app-env";
 
 /**
- * Every response carries `X-Request-Id`, always generated here (decisions.md "Input hygiene"): a
+ * Every response carries `X-Request-Id`, always generated here (docs/security.md "Controls"): a
  * client's value is never adopted, so the id in our logs is ours. A client's own correlation
  * value goes in `Request-Label`, which is echoed.
  */

@@ -18,10 +18,11 @@ export function securityHeaders() {
 }
 
 /**
- * The Content-Security-Policy of the service's HTML pages (the API reference at /docs, the coming
- * dashboard): scripts, styles, fonts and fetches from this origin only (the Worker's static
- * assets and its API), images from this origin or inline data: URLs (Swagger UI's icons), no
- * plugins, no framing, no form posts, no <base>. No 'unsafe-inline', no 'unsafe-eval'.
+ * The Content-Security-Policy of the Worker's HTML pages (the API reference at /docs; the dashboard,
+ * a static asset, sets its own in public/_headers: docs/dashboard.md): scripts, styles, fonts and
+ * fetches from this origin only (the Worker's static assets and its API), images from this origin
+ * or inline data: URLs (Swagger UI's icons), no plugins, no framing, no form posts, no <base>.
+ * No 'unsafe-inline', no 'unsafe-eval'.
  */
 const PAGE_CSP = [
   "default-src 'none'",

@@ -4,7 +4,7 @@ import type { AppEnv } from "./app-env";
 import { badRequest } from "./errors";
 
 /**
- * Request bodies must be valid UTF-8 (RFC 8259 section 8.1; decisions.md "Input hygiene"): a body
+ * Request bodies must be valid UTF-8 (RFC 8259 section 8.1; docs/security.md "Controls"): a body
  * that is not is refused with 400 before anything parses it, instead of being decoded with U+FFFD
  * replacement characters (which made `jos\xE9` and `jos\xE8` the same id). The bytes read here are
  * cached by Hono, so the JSON validator parses them without reading the body again.

@@ -29,7 +29,7 @@ function expandUnions(issues: readonly Issue[]): Issue[] {
   });
 }
 
-/** `body.events[3].module_id` style paths, as decisions.md shows. */
+/** `body.events[3].module_id` style paths (docs/api-conventions.md "HTTP conventions"). */
 export function issuePath(target: string, path: PropertyKey[]): string {
   let out = TARGET_NAMES[target] ?? target;
   for (const part of path) out += typeof part === "number" ? `[${part}]` : `.${String(part)}`;

@@ -69,6 +69,6 @@ export function exactDurationMs(text: string): number | undefined {
   const m = EXACT_DURATION.exec(text);
   if (!m || text === "P" || text.endsWith("T")) return undefined;
   let ms = 0;
-  for (let i = 0; i < UNIT_MS.length; i++) if (m[i + 1] !== undefined) ms += Number(m[i + 1]) * (UNIT_MS[i] as number);
+  for (let i = 0; i < UNIT_MS.length; i++) if (m[i + 1] !== undefined) ms += Number(m[i + 1]) * UNIT_MS[i]!;
   return Number.isFinite(ms) ? Math.round(ms) : undefined;
 }

@@ -17,7 +17,7 @@ export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok
 function invalidUtf8Offset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
-    const b = bytes[i] as number;
+    const b = bytes[i]!;
     if (b < 0x80) {
       i++;
       continue;

@@ -7,9 +7,10 @@
 import { type ItemRef, itemDifficulty } from "./features";
 import { clamp } from "./math";
 import type { ModelParams } from "./params";
+import { outcome } from "./update";
 
 export function refineItem(params: ModelParams, item: ItemRef, correct: boolean | number, predicted: number): void {
-  const y = correct === true || correct === 1 ? 1 : 0;
+  const y = outcome(correct);
   let e = params.items[item.itemKey];
   if (!e) {
     e = [0, itemDifficulty(params, item), 0, 0];

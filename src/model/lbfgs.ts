@@ -16,7 +16,7 @@ export interface LbfgsOptions {
 
 function dot(a: Float64Array, b: Float64Array): number {
   let s = 0;
-  for (let i = 0; i < a.length; i++) s += (a[i] as number) * (b[i] as number);
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
 }
 
@@ -28,13 +28,13 @@ export function lbfgs(fn0: Objective, w00: Float64Array, opts: LbfgsOptions = {}
   if (sc) {
     const wt = new Float64Array(n);
     fn = (u, gu) => {
-      for (let i = 0; i < n; i++) wt[i] = (u[i] as number) * (sc[i] as number);
+      for (let i = 0; i < n; i++) wt[i] = u[i]! * sc[i]!;
       const f = fn0(wt, gu);
-      for (let i = 0; i < n; i++) gu[i] = (gu[i] as number) * (sc[i] as number);
+      for (let i = 0; i < n; i++) gu[i] = gu[i]! * sc[i]!;
       return f;
     };
     w0 = new Float64Array(n);
-    for (let i = 0; i < n; i++) w0[i] = (w00[i] as number) / (sc[i] as number);
+    for (let i = 0; i < n; i++) w0[i] = w00[i]! / sc[i]!;
   }
   const maxIter = opts.maxIter ?? 200;
   const M = opts.memory ?? 10;
@@ -52,31 +52,31 @@ export function lbfgs(fn0: Objective, w00: Float64Array, opts: LbfgsOptions = {}
   let iters = 0;
   for (; iters < maxIter; iters++) {
     // two-loop recursion: dir = -H g
-    for (let i = 0; i < n; i++) dir[i] = -(g[i] as number);
+    for (let i = 0; i < n; i++) dir[i] = -g[i]!;
     for (let j = S.length - 1; j >= 0; j--) {
-      const a = (rho[j] as number) * dot(S[j] as Float64Array, dir);
+      const a = rho[j]! * dot(S[j]!, dir);
       alpha[j] = a;
-      const y = Y[j] as Float64Array;
-      for (let i = 0; i < n; i++) dir[i] = (dir[i] as number) - a * (y[i] as number);
+      const y = Y[j]!;
+      for (let i = 0; i < n; i++) dir[i] = dir[i]! - a * y[i]!;
     }
     if (S.length > 0) {
-      const sl = S[S.length - 1] as Float64Array;
-      const yl = Y[Y.length - 1] as Float64Array;
+      const sl = S[S.length - 1]!;
+      const yl = Y[Y.length - 1]!;
       const gamma = dot(sl, yl) / dot(yl, yl);
-      for (let i = 0; i < n; i++) dir[i] = (dir[i] as number) * gamma;
+      for (let i = 0; i < n; i++) dir[i] = dir[i]! * gamma;
     } else {
       const gn = Math.sqrt(dot(g, g)) || 1;
-      for (let i = 0; i < n; i++) dir[i] = (dir[i] as number) / gn;
+      for (let i = 0; i < n; i++) dir[i] = dir[i]! / gn;
     }
     for (let j = 0; j < S.length; j++) {
-      const b = (rho[j] as number) * dot(Y[j] as Float64Array, dir);
-      const s = S[j] as Float64Array;
-      const a = alpha[j] as number;
-      for (let i = 0; i < n; i++) dir[i] = (dir[i] as number) + (a - b) * (s[i] as number);
+      const b = rho[j]! * dot(Y[j]!, dir);
+      const s = S[j]!;
+      const a = alpha[j]!;
+      for (let i = 0; i < n; i++) dir[i] = dir[i]! + (a - b) * s[i]!;
     }
     let gd = dot(g, dir);
     if (!(gd < 0)) {
-      for (let i = 0; i < n; i++) dir[i] = -(g[i] as number);
+      for (let i = 0; i < n; i++) dir[i] = -g[i]!;
       gd = dot(g, dir);
       S.length = 0;
       Y.length = 0;
@@ -85,7 +85,7 @@ export function lbfgs(fn0: Objective, w00: Float64Array, opts: LbfgsOptions = {}
     let step = 1;
     let fNew = Infinity;
     for (let ls = 0; ls < 30; ls++) {
-      for (let i = 0; i < n; i++) wNew[i] = (w[i] as number) + step * (dir[i] as number);
+      for (let i = 0; i < n; i++) wNew[i] = w[i]! + step * dir[i]!;
       fNew = fn(wNew, gNew);
       if (fNew <= f + 1e-4 * step * gd) break;
       step *= 0.5;
@@ -94,8 +94,8 @@ export function lbfgs(fn0: Objective, w00: Float64Array, opts: LbfgsOptions = {}
     const s = new Float64Array(n);
     const y = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      s[i] = (wNew[i] as number) - (w[i] as number);
-      y[i] = (gNew[i] as number) - (g[i] as number);
+      s[i] = wNew[i]! - w[i]!;
+      y[i] = gNew[i]! - g[i]!;
     }
     const sy = dot(s, y);
     if (sy > 1e-12) {
@@ -117,6 +117,6 @@ export function lbfgs(fn0: Objective, w00: Float64Array, opts: LbfgsOptions = {}
       break;
     }
   }
-  if (sc) for (let i = 0; i < n; i++) w[i] = (w[i] as number) * (sc[i] as number);
+  if (sc) for (let i = 0; i < n; i++) w[i] = w[i]! * sc[i]!;
   return { w, f, iters };
 }

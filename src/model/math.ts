@@ -9,9 +9,19 @@ export function sigmoid(z: number): number {
   return e / (1 + e);
 }
 
+/**
+ * Log-odds of p, with p clamped to [1e-9, 1 − 1e-9]: observed rates of exactly 0 or 1 (an item every
+ * learner got right) and CDF levels at the ends map to ±20.7 instead of ±Infinity, so no NaN reaches a
+ * fit, a table or a quantile downstream.
+ */
 export function logit(p: number): number {
   const q = Math.min(1 - 1e-9, Math.max(1e-9, p));
   return Math.log(q / (1 - q));
+}
+
+/** Distinct values in first-seen order; the list itself when it has at most one (an item's objectives usually do). */
+export function uniq<T>(values: readonly T[]): readonly T[] {
+  return values.length <= 1 ? values : [...new Set(values)];
 }
 
 /** Probit-style correction: E[sigmoid(X)] for X ~ N(mean, variance) ≈ sigmoid(mean / sqrt(1 + πv/8)). */

@@ -11,7 +11,7 @@ export function predictLogit(state: LearnerState, params: ModelParams, item: Ite
   encodeFeatures(state, params, item, timeMs, scratch);
   const w = params.dense;
   let z = 0;
-  for (let i = 0; i < NUM_FEATURES; i++) z += (w[i] ?? 0) * (scratch[i] as number);
+  for (let i = 0; i < NUM_FEATURES; i++) z += (w[i] ?? 0) * scratch[i]!;
   const it = params.items[item.itemKey];
   if (it) z += it[0];
   const seen = item.objectives.length > 1 ? new Set<string>() : undefined;

@@ -5,7 +5,7 @@
 import { decayTo, filterLogit, type ItemRef, itemDifficulty } from "./features";
 import { type ObjectiveShift, type PrereqGraph, propagate } from "./graph-propagation";
 import { type LearnerState, type ObjectiveState, objectiveOf } from "./learner-state";
-import { expectedSigmoid } from "./math";
+import { expectedSigmoid, uniq } from "./math";
 import { EMA_FAST, EMA_RESIDUAL, EMA_SLOW, ITEM_MEMORY, type ModelParams } from "./params";
 
 export interface GradedEvent extends ItemRef {
@@ -20,8 +20,9 @@ export type LearnerEvent = (GradedEvent & { kind: "graded" }) | (UngradedEvent &
 
 const DAY_MS = 86_400_000;
 
-function uniqueObjectives(objs: readonly string[]): string[] {
-  return objs.length <= 1 ? [...objs] : [...new Set(objs)];
+/** 1 for a right answer (true or 1), else 0. */
+export function outcome(correct: boolean | number): 0 | 1 {
+  return correct === true || correct === 1 ? 1 : 0;
 }
 
 /** Forgetting: variance grows and the mean decays toward the prior with time since last practice. */
@@ -92,9 +93,9 @@ function touchItem(state: LearnerState, key: string, y: number): void {
 
 /** Applies a graded answer. Returns the filter's prediction made *before* the update (useful for logging). */
 export function applyGraded(state: LearnerState, params: ModelParams, graph: PrereqGraph | undefined, ev: GradedEvent): number {
-  const y = ev.correct === true || ev.correct === 1 ? 1 : 0;
+  const y = outcome(ev.correct);
   const timeMs = ev.timeMs ?? 0;
-  const objs = uniqueObjectives(ev.objectives);
+  const objs = uniq(ev.objectives);
   const item: ItemRef = { itemKey: ev.itemKey, objectives: objs };
   const f = params.filter;
   state.seq += 1;
@@ -117,11 +118,11 @@ export function applyGraded(state: LearnerState, params: ModelParams, graph: Pre
   const m = os.length || 1;
   const shifts: ObjectiveShift[] = [];
   for (let i = 0; i < os.length; i++) {
-    const o = os[i] as ObjectiveState;
+    const o = os[i]!;
     const va = o.v / m;
     const dMu = (va * g) / denom;
     const vPost = Math.max(1e-6, o.v - (va * va * h) / denom);
-    shifts.push({ objective: objs[i] as string, dMu, varRatio: vPost / o.v });
+    shifts.push({ objective: objs[i]!, dMu, varRatio: vPost / o.v });
     o.mu += dMu;
     o.v = Math.min(f.priorVarObjective, vPost + f.noiseObjective);
     count(o, y, p, timeMs, state.seq);
@@ -135,7 +136,7 @@ export function applyGraded(state: LearnerState, params: ModelParams, graph: Pre
 /** Applies an ungraded (instructional) event: a learning opportunity, no correctness evidence. */
 export function applyUngraded(state: LearnerState, params: ModelParams, graph: PrereqGraph | undefined, ev: UngradedEvent): void {
   const timeMs = ev.timeMs ?? 0;
-  const objs = uniqueObjectives(ev.objectives);
+  const objs = uniq(ev.objectives);
   const f = params.filter;
   state.seq += 1;
   const m = objs.length || 1;

@@ -20,9 +20,11 @@ export const POLICY = {
   moveOnLevel: 0.85,
   /**
    * `stuck` / `struggling`: the posterior probability that the learner cannot learn an objective the
-   * goal needs (its prerequisites known, the learner's speed accounted for) reaches this level.
+   * goal needs (its prerequisites known, the learner's speed accounted for) reaches this level. Higher
+   * than a miss costs: a teacher acts on the flag (0.9 and 0.95 measured alike over the family; 0.95
+   * keeps a learner who is only slow from a flag: docs/recommendation.md "The stuck rule").
    */
-  stuckLevel: 0.9,
+  stuckLevel: 0.95,
   /** Target success probability of a practice item (focused practice: "useful difficulty"). */
   practiceSuccess: 0.65,
   /** Items remembered as recently answered (never recommended first again while remembered). */

@@ -110,7 +110,8 @@ export function estimateWork(a: GoalAnalysis, open: readonly number[], evidence:
     }
     const r = objectiveRates(a.population, a.label(k));
     const learnable = a.beliefs.learnable[k] as number;
-    const learning = learnable / Math.max(0.02, effectiveRate(r.learn, speed));
+    // Learning takes one move, or two through knowing part of it (src/tracing/episode.ts), each at the learn rate.
+    const learning = ((1 + r.gradual) * learnable) / Math.max(0.02, effectiveRate(r.learn, speed));
     // A learner who may be unable to learn it (blocked) needs more than any estimate: the cap, weighted.
     total += a.blocked(k) * POLICY.maxWorkRemaining;
     const perRight = Math.log((1 - r.slip) / r.guess);

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { partners, registrations, retentionPasses } from "../db/schema";
 import type { Env } from "../env";
+import { registrationObject } from "../services/registrations";
 
 /** A new pass over a partner's registrations starts this long after the previous one started. */
 export const RETENTION_PASS_INTERVAL_MS = 3_600_000;
@@ -11,7 +12,7 @@ const VISITS_AT_ONCE = 25;
 const DAY_MS = 86_400_000;
 
 /**
- * The retention job (decisions.md "Student data lifecycle", docs/privacy.md "Retention"), run by the
+ * The retention job (docs/privacy.md "Retention"), run by the
  * scheduled handler every minute. For each partner with `event_retention_days`, a pass visits every
  * registration (deleted ones too: their logs are kept) in rowid order and asks its Durable Object to
  * remove the events received before the horizon (src/objects/registration/retention.ts); the object
@@ -59,9 +60,7 @@ async function visitSome(env: Env, db: Db, partnerId: string, cursor: number, cu
     .all();
   let removed = 0;
   for (let i = 0; i < rows.length; i += VISITS_AT_ONCE) {
-    const counts = await Promise.all(
-      rows.slice(i, i + VISITS_AT_ONCE).map((r) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(r.id)).applyRetention(cutoffMs)),
-    );
+    const counts = await Promise.all(rows.slice(i, i + VISITS_AT_ONCE).map((r) => registrationObject(env, r.id).applyRetention(cutoffMs)));
     removed += counts.reduce((a, b) => a + b, 0);
   }
   const next = rows.length < max ? null : (rows.at(-1)?.rowid ?? null);

@@ -4,15 +4,18 @@
  * that lands later is limited as soon as it exists. Lookup ignores path-parameter *names*
  * ("{id}" and "{reg_id}" are the same slot), so a route only has to match the shape of its row.
  *
- * kind "token":   per access token and per (method, concrete path) — decisions.md "Clarifications".
+ * kind "token":   per access token and per (method, concrete path) (docs/rate-limits.md).
  * kind "partner": across all tokens of the partner, per endpoint.
  * `actions`:      the batch goal assignment counts `assign` and `unassign` requests in separate
- *                 windows (decisions.md "Clarifications"); `limit` applies when the action is
+ *                 windows (docs/rate-limits.md); `limit` applies when the action is
  *                 missing or unknown (the stricter one).
  * Every window is RATE_WINDOW_MS long. Endpoints without a row have no token or partner limit.
  * Numbers here are the spec's; deployments scale them with RATE_LIMIT_MULTIPLIER (src/config.ts).
  */
 export const RATE_WINDOW_MS = 60_000;
+
+/** Who refused a request (spec section 7: the `X-Service-Rate-Exceeded` values); the client reads the same type. */
+export type LimitedBy = "token-limited" | "partner-limited" | "ip-limited";
 
 export type LimitKind = "token" | "partner";
 
@@ -87,7 +90,7 @@ export const statementLimits: Readonly<Record<string, RateLimitRule>> = {
 };
 
 /**
- * Endpoints spec 8.2 does not list: the student data lifecycle (decisions.md, docs/privacy.md), each
+ * Endpoints spec 8.2 does not list: the student data lifecycle (docs/privacy.md), each
  * with the reason for its number (docs/rate-limits.md "Beyond the spec").
  */
 export const lifecycleLimits: Readonly<Record<string, RateLimitRule & { reason: string }>> = {

@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { authorize } from "../http/authorize";
+import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -77,12 +77,12 @@ export const accountsRouter = createRouter()
   })
   .openapi(getAccountRoute, async (c) => {
     const account = await requireAccount(c.get("db"), c.req.valid("param").account_id);
-    await authorize(c, { kind: "Account", partnerId: account.partnerId, ownerAccountId: account.id });
+    await authorize(c, accountSubject(account));
     return c.json(accountView(account), 200);
   })
   .openapi(deleteAccountRoute, async (c) => {
     const account = await requireAccount(c.get("db"), c.req.valid("param").account_id);
-    await authorize(c, { kind: "Account", partnerId: account.partnerId, ownerAccountId: account.id });
+    await authorize(c, accountSubject(account));
     if (account.id === c.get("caller").accountId) throw unprocessable("The partner admin account cannot be disabled.");
     await disableAccount(c.env, c.get("db"), account);
     return c.body(null, 204);

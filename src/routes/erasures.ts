@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ErasureRow } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { accountSubject, authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -72,7 +72,7 @@ export const erasuresRouter = createRouter()
   .openapi(eraseAccountRoute, async (c) => {
     const account = await accountForErasure(c.get("db"), c.req.valid("param").account_id);
     if (!account) throw notFound("Account");
-    await authorize(c, { kind: "Account", partnerId: account.partnerId, ownerAccountId: account.id });
+    await authorize(c, accountSubject(account));
     if (account.id === c.get("caller").accountId) throw unprocessable("The partner admin account cannot be erased.");
     const body = await erase(c, { type: "account", row: account });
     return body.status === "complete" ? c.json(body, 200) : c.json(body, 202);
@@ -80,7 +80,7 @@ export const erasuresRouter = createRouter()
   .openapi(eraseInstanceRoute, async (c) => {
     const instance = await instanceForErasure(c.get("db"), c.req.valid("param").id);
     if (!instance) throw notFound("Learning instance");
-    await authorize(c, { kind: "Learning instance", partnerId: instance.partnerId, learningInstanceId: instance.id });
+    await authorize(c, instanceSubject(instance));
     const body = await erase(c, { type: "learning_instance", row: instance });
     return body.status === "complete" ? c.json(body, 200) : c.json(body, 202);
   })

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { authorize } from "../http/authorize";
+import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -25,7 +25,7 @@ const exportRoute = apiRoute({
 export const exportsRouter = createRouter().openapi(exportRoute, async (c) => {
   const account = await findAccount(c.get("db"), c.req.valid("param").account_id);
   if (!account) throw notFound("Account");
-  await authorize(c, { kind: "Account", partnerId: account.partnerId, ownerAccountId: account.id });
+  await authorize(c, accountSubject(account));
   const { format } = c.req.valid("query");
   const caller = c.get("caller");
   const stream = await startExport(c.env, c.get("db"), account, {

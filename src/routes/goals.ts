@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LearningInstanceRow } from "../db/schema";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -28,11 +28,11 @@ const refused422 = refusal("Semantically refused (see details)");
 /** Loads the learning instance and applies the caller rule (Admin or an instructor of the instance). */
 async function instanceFor(c: Context<AppEnv>, id: string): Promise<LearningInstanceRow> {
   const li = await requireLearningInstance(c.get("db"), id);
-  await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
+  await authorize(c, instanceSubject(li));
   return li;
 }
 
-const createDef = apiRoute({
+const createRoute = apiRoute({
   method: "post",
   path: GOALS,
   tags,
@@ -44,7 +44,7 @@ const createDef = apiRoute({
   responses: { 201: json(GoalSchema, "The new goal, defaults filled"), 422: refused422 },
 });
 
-const listDef = apiRoute({
+const listRoute = apiRoute({
   method: "get",
   path: GOALS,
   tags,
@@ -55,7 +55,7 @@ const listDef = apiRoute({
   responses: { 200: json(z.array(GoalSchema), "Goals") },
 });
 
-const getDef = apiRoute({
+const getRoute = apiRoute({
   method: "get",
   path: GOAL,
   tags,
@@ -75,7 +75,7 @@ const getDef = apiRoute({
   responses: { 200: json(GoalSchema, "The goal") },
 });
 
-const putDef = apiRoute({
+const putRoute = apiRoute({
   method: "put",
   path: GOAL,
   tags,
@@ -87,7 +87,7 @@ const putDef = apiRoute({
   responses: { 200: json(GoalSchema, "The updated goal"), 422: refused422 },
 });
 
-const deleteDef = apiRoute({
+const deleteRoute = apiRoute({
   method: "delete",
   path: GOAL,
   tags,
@@ -98,7 +98,7 @@ const deleteDef = apiRoute({
   responses: { 204: noContent },
 });
 
-const batchDef = apiRoute({
+const batchRoute = apiRoute({
   method: "put",
   path: ASSIGNMENTS,
   tags,
@@ -110,7 +110,7 @@ const batchDef = apiRoute({
   responses: { 200: json(BatchAssignmentResult, "Per-registration outcome; failures grouped by reason") },
 });
 
-const assignDef = apiRoute({
+const assignRoute = apiRoute({
   method: "put",
   path: ASSIGNMENT,
   tags,
@@ -122,7 +122,7 @@ const assignDef = apiRoute({
   responses: { 200: json(AssignmentSchema, "The assignment"), 422: refused422 },
 });
 
-const checkDef = apiRoute({
+const checkRoute = apiRoute({
   method: "get",
   path: ASSIGNMENT,
   tags,
@@ -133,7 +133,7 @@ const checkDef = apiRoute({
   responses: { 200: json(AssignmentSchema, "The assignment") },
 });
 
-const unassignDef = apiRoute({
+const unassignRoute = apiRoute({
   method: "delete",
   path: ASSIGNMENT,
   tags,
@@ -147,18 +147,18 @@ const unassignDef = apiRoute({
 const notAssigned = () => notFound("Goal assignment");
 
 export const goalsRouter = createRouter()
-  .openapi(createDef, async (c) => {
+  .openapi(createRoute, async (c) => {
     const li = await instanceFor(c, c.req.valid("param").id);
     const row = await createGoal(c.get("db"), li, c.req.valid("json"));
     return c.json(goalView(row), 201);
   })
-  .openapi(listDef, async (c) => {
+  .openapi(listRoute, async (c) => {
     const li = await instanceFor(c, c.req.valid("param").id);
     const { offset, limit } = c.req.valid("query");
     const rows = await listGoals(c.get("db"), li.id, offset, limit);
     return c.json(rows.map(goalView), 200);
   })
-  .openapi(getDef, async (c) => {
+  .openapi(getRoute, async (c) => {
     const { id, goal_id } = c.req.valid("param");
     const li = await instanceFor(c, id);
     const goal = await requireGoalOf(c.get("db"), li, goal_id);
@@ -166,21 +166,21 @@ export const goalsRouter = createRouter()
     if (c.req.valid("query").resolved_scope !== "true") return c.json(view, 200);
     return c.json({ ...view, resolved_scope: resolvedScopeView(await goalScope(c.get("db"), goal)) }, 200);
   })
-  .openapi(putDef, async (c) => {
+  .openapi(putRoute, async (c) => {
     const { id, goal_id } = c.req.valid("param");
     const li = await instanceFor(c, id);
     const current = await requireGoalOf(c.get("db"), li, goal_id);
     const row = await updateGoal(c.get("db"), li, current, c.req.valid("json"));
     return c.json(goalView(row), 200);
   })
-  .openapi(deleteDef, async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const { id, goal_id } = c.req.valid("param");
     const li = await instanceFor(c, id);
     const goal = await requireGoalOf(c.get("db"), li, goal_id);
     await deleteGoal(c.get("db"), goal.id);
     return c.body(null, 204);
   })
-  .openapi(batchDef, async (c) => {
+  .openapi(batchRoute, async (c) => {
     const { id, goal_id } = c.req.valid("param");
     const li = await instanceFor(c, id);
     const goal = await requireGoalOf(c.get("db"), li, goal_id);
@@ -188,7 +188,7 @@ export const goalsRouter = createRouter()
     const target = body.registration_type ? { registration_type: body.registration_type } : { registration_ids: body.registration_ids ?? [] };
     return c.json(await batchAssignment(c.get("db"), li, goal, body.action, target), 200);
   })
-  .openapi(assignDef, async (c) => {
+  .openapi(assignRoute, async (c) => {
     const { id, goal_id, registration_id } = c.req.valid("param");
     const db = c.get("db");
     const li = await instanceFor(c, id);
@@ -197,7 +197,7 @@ export const goalsRouter = createRouter()
     await assign(db, goal.id, reg.id);
     return c.json({ goal_id: goal.id, registration_id: reg.id }, 200);
   })
-  .openapi(checkDef, async (c) => {
+  .openapi(checkRoute, async (c) => {
     const { id, goal_id, registration_id } = c.req.valid("param");
     const db = c.get("db");
     const li = await instanceFor(c, id);
@@ -206,7 +206,7 @@ export const goalsRouter = createRouter()
     if (!(await isAssigned(db, goal.id, regId))) throw notAssigned();
     return c.json({ goal_id: goal.id, registration_id: regId }, 200);
   })
-  .openapi(unassignDef, async (c) => {
+  .openapi(unassignRoute, async (c) => {
     const { id, goal_id, registration_id } = c.req.valid("param");
     const db = c.get("db");
     const li = await instanceFor(c, id);

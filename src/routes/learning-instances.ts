@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { LearningInstanceRow } from "../db/schema";
-import { authorize, type Subject } from "../http/authorize";
+import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -21,9 +20,7 @@ import { registrationView } from "../services/registrations";
 
 const idParams = uuidParams("id");
 
-const subjectOf = (li: LearningInstanceRow): Subject => ({ kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id });
-
-const createRouteDef = apiRoute({
+const createRoute = apiRoute({
   method: "post",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
@@ -38,7 +35,7 @@ const createRouteDef = apiRoute({
   },
 });
 
-const listRouteDef = apiRoute({
+const listRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
@@ -49,7 +46,7 @@ const listRouteDef = apiRoute({
   responses: { 200: json(z.array(LearningInstanceSchema), "Learning instances in creation order") },
 });
 
-const getRouteDef = apiRoute({
+const getRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -60,7 +57,7 @@ const getRouteDef = apiRoute({
   responses: { 200: json(LearningInstanceSchema, "The learning instance") },
 });
 
-const putRouteDef = apiRoute({
+const putRoute = apiRoute({
   method: "put",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -72,7 +69,7 @@ const putRouteDef = apiRoute({
   responses: { 200: json(LearningInstanceSchema, "The updated learning instance"), 422: refusal("Name holds an e-mail address, or dates out of order") },
 });
 
-const deleteRouteDef = apiRoute({
+const deleteRoute = apiRoute({
   method: "delete",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
@@ -84,7 +81,7 @@ const deleteRouteDef = apiRoute({
   responses: { 204: noContent },
 });
 
-const registrationsRouteDef = apiRoute({
+const registrationsRoute = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{li_id}/registrations",
   tags: ["Learning instances"],
@@ -102,25 +99,25 @@ const registrationsRouteDef = apiRoute({
 });
 
 export const learningInstancesRouter = createRouter()
-  .openapi(createRouteDef, async (c) => {
+  .openapi(createRoute, async (c) => {
     await authorize(c);
     const row = await createLearningInstance(c.get("db"), c.get("caller").partnerId, c.req.valid("json"));
     return c.json(learningInstanceView(row), 201);
   })
-  .openapi(listRouteDef, async (c) => {
+  .openapi(listRoute, async (c) => {
     await authorize(c);
     const { offset, limit } = c.req.valid("query");
     const rows = await listLearningInstances(c.get("db"), c.get("caller").partnerId, offset, limit);
     return c.json(rows.map(learningInstanceView), 200);
   })
-  .openapi(getRouteDef, async (c) => {
+  .openapi(getRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     return c.json(learningInstanceView(li), 200);
   })
-  .openapi(putRouteDef, async (c) => {
+  .openapi(putRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     const { graph_id, ...fields } = c.req.valid("json");
     if (graph_id !== undefined && !(await namesInstanceGraph(c.get("db"), li, graph_id))) {
       throw unprocessable("graph_id cannot be changed after creation.", [{ path: "body.graph_id", message: "immutable" }]);
@@ -128,15 +125,15 @@ export const learningInstancesRouter = createRouter()
     const updated = await updateLearningInstance(c.get("db"), li, fields);
     return c.json(learningInstanceView(updated), 200);
   })
-  .openapi(deleteRouteDef, async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     await deleteLearningInstance(c.get("db"), li.id);
     return c.body(null, 204);
   })
-  .openapi(registrationsRouteDef, async (c) => {
+  .openapi(registrationsRoute, async (c) => {
     const li = await requireLearningInstance(c.get("db"), c.req.valid("param").li_id);
-    await authorize(c, subjectOf(li));
+    await authorize(c, instanceSubject(li));
     const { type, offset, limit } = c.req.valid("query");
     const rows = await listRegistrationsOfInstance(c.get("db"), li.id, type, offset, limit);
     return c.json(rows.map(registrationView), 200);

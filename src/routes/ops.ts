@@ -6,6 +6,7 @@ import { operatorOnly } from "../http/operator";
 import { createRouter } from "../http/router";
 import type { AuditPage, AuditState } from "../objects/registration/rpc";
 import { json, uuidParams } from "../schemas/common";
+import { registrationObject } from "../services/registrations";
 
 const MAX_PAGE = 1000;
 
@@ -37,7 +38,7 @@ export const opsRouter = createRouter().openapi(auditRoute, async (c) => {
   // Deleted registrations too (their logs are kept); an id never registered is 404 without creating an object for it.
   const known = await c.get("db").select({ id: registrations.id }).from(registrations).where(eq(registrations.id, id)).get();
   if (!known) throw notFound("Registration");
-  const stub = c.env.REGISTRATIONS.get(c.env.REGISTRATIONS.idFromName(id));
+  const stub = registrationObject(c.env, id);
   const page: AuditPage = await stub.auditEvents(after, limit);
   const state: AuditState | undefined = after === 0 ? await stub.auditState() : undefined;
   return c.json({ registration_id: id, ...page, ...(state ? { state_matches_replay: state.state_matches_replay } : {}) }, 200);

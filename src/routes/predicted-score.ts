@@ -5,7 +5,7 @@ import { json, jsonBody, refusal } from "../schemas/common";
 import { PredictedScoreBody, PredictedScoreResponse } from "../schemas/predicted-score";
 import { predictedScoreFor } from "../services/predicted-score";
 
-const route = apiRoute({
+const predictedScoreRoute = apiRoute({
   method: "post",
   path: "/v0/accounts/metrics/predicted-score",
   tags: ["Analytics"],
@@ -20,7 +20,7 @@ const route = apiRoute({
   },
 });
 
-export const predictedScoreRouter = createRouter().openapi(route, async (c) => {
+export const predictedScoreRouter = createRouter().openapi(predictedScoreRoute, async (c) => {
   await authorize(c);
   return c.json(await predictedScoreFor(c.get("db"), c.get("caller").partnerId, c.req.valid("json")), 200);
 });

@@ -1,5 +1,4 @@
-import type { RegistrationRow } from "../db/schema";
-import { authorize } from "../http/authorize";
+import { authorize, instanceSubject, registrationSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";
@@ -10,14 +9,7 @@ import { createRegistration, deleteRegistration, registrationView, requireRegist
 
 const regParams = uuidParams("reg_id");
 
-const subjectOf = (r: RegistrationRow) => ({
-  kind: "Registration",
-  partnerId: r.partnerId,
-  ownerAccountId: r.accountId,
-  learningInstanceId: r.learningInstanceId,
-});
-
-const createRouteDef = apiRoute({
+const createRoute = apiRoute({
   method: "post",
   path: "/v0/registrations",
   tags: ["Registrations"],
@@ -32,7 +24,7 @@ const createRouteDef = apiRoute({
   },
 });
 
-const getRouteDef = apiRoute({
+const getRoute = apiRoute({
   method: "get",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
@@ -43,7 +35,7 @@ const getRouteDef = apiRoute({
   responses: { 200: json(RegistrationSchema, "The registration") },
 });
 
-const deleteRouteDef = apiRoute({
+const deleteRoute = apiRoute({
   method: "delete",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
@@ -55,23 +47,23 @@ const deleteRouteDef = apiRoute({
 });
 
 export const registrationsRouter = createRouter()
-  .openapi(createRouteDef, async (c) => {
+  .openapi(createRoute, async (c) => {
     const body = c.req.valid("json");
     const db = c.get("db");
     // The caller rule is evaluated on the learning instance named in the body.
     const li = await requireLearningInstance(db, body.learning_instance_id);
-    await authorize(c, { kind: "Learning instance", partnerId: li.partnerId, learningInstanceId: li.id }, body.type === "instructor" ? ["admin"] : undefined);
+    await authorize(c, instanceSubject(li), body.type === "instructor" ? ["admin"] : undefined);
     const row = await createRegistration(db, await findAccount(db, body.account_id), li, body.type);
     return c.json(registrationView(row), 201);
   })
-  .openapi(getRouteDef, async (c) => {
+  .openapi(getRoute, async (c) => {
     const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
-    await authorize(c, subjectOf(reg));
+    await authorize(c, registrationSubject(reg));
     return c.json(registrationView(reg), 200);
   })
-  .openapi(deleteRouteDef, async (c) => {
+  .openapi(deleteRoute, async (c) => {
     const reg = await requireRegistration(c.get("db"), c.req.valid("param").reg_id);
-    await authorize(c, subjectOf(reg));
+    await authorize(c, registrationSubject(reg));
     await deleteRegistration(c.get("db"), reg.id);
     return c.body(null, 204);
   });

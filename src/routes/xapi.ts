@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { authorize } from "../http/authorize";
+import { authorize, registrationSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { ApiError, badRequest } from "../http/errors";
 import { createRouter } from "../http/router";
@@ -65,10 +65,7 @@ async function acceptStatements(c: Context<AppEnv>, statements: Statement[], at:
     .map((s) => ({ path: `${s.at}.context.registration`, message: "names no registration of this partner" }));
   if (unknown.length) throw badRequest("The statements cannot be taken in; see details. Nothing was stored.", unknown);
   // The caller rule of the event endpoints (admin, or the registration's owner), on each registration named.
-  for (const target of targets.values()) {
-    const r = target.registration;
-    await authorize(c, { kind: "Registration", partnerId: r.partnerId, ownerAccountId: r.accountId, learningInstanceId: r.learningInstanceId });
-  }
+  for (const target of targets.values()) await authorize(c, registrationSubject(target.registration));
   const actors = mapped
     .filter((s) => targets.get(s.registrationId)?.externalUserId !== s.actorName)
     .map((s) => ({ path: `${s.at}.actor.account.name`, message: "is not the external_user_id of the registration's account" }));

@@ -78,8 +78,8 @@ export function uuidParams<K extends string>(name: K) {
 }
 
 /**
- * Every date and date-time the API takes lies in the years 1970 to 2100 (UTC; decisions.md "Input
- * hygiene"): anything else is a typo or a sentinel, and is refused with 400 in every field alike.
+ * Every date and date-time the API takes lies in the years 1970 to 2100 (UTC; docs/security.md
+ * "Controls"): anything else is a typo or a sentinel, and is refused with 400 in every field alike.
  */
 export const DATE_RANGE = { fromMs: Date.UTC(1970, 0, 1), untilMs: Date.UTC(2101, 0, 1) } as const;
 const RANGE_MESSAGE = "must lie between 1970-01-01T00:00:00Z and 2100-12-31T23:59:59Z";

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { pageQuery } from "./common";
 import { StatusAndProgressSchema } from "./status-and-progress";
 
-/** Student data lifecycle (decisions.md "Student data lifecycle", docs/privacy.md): erasure, export, retention, the record. */
+/** Student data lifecycle (docs/privacy.md): erasure, export, retention, the record. */
 
 const SUBJECT_TYPES = ["account", "learning_instance"] as const;
 const EXPORT_FORMATS = ["json", "xapi"] as const;

@@ -11,7 +11,7 @@ const Duration = z
   .max(7 * 24 * 3600 * 1000)
   .openapi({ description: "Estimated time of primary attention, milliseconds" });
 
-/** An event time: ISO 8601 in 1970..2100 (decisions.md "Input hygiene"); the future bound (5 minutes) is checked by the route. */
+/** An event time: ISO 8601 in 1970..2100 (docs/security.md "Controls"); the future bound (5 minutes) is checked by the route. */
 const EventTime = isoDateTime;
 
 const workFields = {

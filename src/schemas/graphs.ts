@@ -4,7 +4,7 @@ import { GRAPH_DOCUMENT_MAX_BYTES } from "./limits";
 import { freeText, identifierText } from "./text";
 
 /**
- * The graph document (decisions.md "Knowledge graphs"). zod checks the structure only (missing
+ * The graph document (docs/graphs.md). zod checks the structure only (missing
  * fields, wrong types, a list of one item longer than a graph can hold → 400); prefixes, uniqueness,
  * references, cycles and the graph's limits are checked by src/graphs/validate-graph.ts so that every
  * such problem is reported at once (422; POST /v0/graphs/validate lists them in its report). The

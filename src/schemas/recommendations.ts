@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { uuid } from "./common";
 
-/** The intents of spec 2.4; which a goal may use depends on its adaptive_behavior (decisions.md "Clarifications"). */
+/** The intents of spec 2.4; which a goal may use depends on its adaptive_behavior (docs/api-conventions.md "Recommendation intents by goal behaviour"). */
 export const INTENTS = [
   "introduction",
   "diagnostic",

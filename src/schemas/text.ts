@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 
 /**
- * What text the API accepts (decisions.md "Input hygiene"), written once for every schema.
+ * What text the API accepts (docs/security.md "Controls"), written once for every schema.
  *
  * Identifiers a partner chooses (external_user_id, gref-/lref-/mref-/tref- ids, topic, group and
  * goal target ids, instance hashes, Idempotency-Key) are judged by Unicode general category, not by a
- * list of characters (decisions.md, turn 3). Refused:
+ * list of characters (docs/security.md "Controls"). Refused:
  *   - Cc (controls), Cf (formatting: bidi controls, zero-width characters, the BOM, tag characters),
  *     Cs (surrogates: a lone `\ud800` escape has no UTF-8 encoding), Co (private use), Cn (unassigned);
  *   - Zl and Zp (U+2028, U+2029) and every space separator but U+0020 (no-break and other spaces);

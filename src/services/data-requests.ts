@@ -4,7 +4,7 @@ import { type DataRequestRow, dataRequests } from "../db/schema";
 import type { DataRequestView } from "../schemas/data-lifecycle";
 
 /**
- * The record of data requests (decisions.md "Student data lifecycle": every export and erasure,
+ * The record of data requests (docs/privacy.md: every export and erasure,
  * who, when, what; GET /v0/data-requests). Rows are written with the request and updated with its
  * outcome; they are kept when the subject is erased (they are the proof that it was).
  */

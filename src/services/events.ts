@@ -1,10 +1,12 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { inList } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { goals as goalsTable } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, badRequest, serviceUnavailable } from "../http/errors";
 import type { EventInput, GoalRef, IngestOutcome, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
+import { registrationObject } from "./registrations";
 
 /** Events may not be dated more than this far in the future (clock skew allowance). */
 export const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -30,21 +32,18 @@ export function checkTimes(events: EventInput[], nowMs: number, newestFirst: boo
 /**
  * The goal ids named that are not live goals of the learning instance, as error details (empty when
  * all are). Called by the RegistrationObject after its Idempotency-Key lookup, so a retry of a
- * stored request is answered before anything is checked against current data (decisions.md).
+ * stored request is answered before anything is checked against current data (docs/api-conventions.md "Events").
  */
 export async function unknownGoals(db: Db, learningInstanceId: string, goals: GoalRef[]): Promise<ErrorDetail[]> {
   if (goals.length === 0) return [];
   const ids = [...new Set(goals.map((g) => g.goalId.toLowerCase()))];
   const known = new Set<string>();
-  // D1 binds at most 100 parameters per statement.
-  for (let i = 0; i < ids.length; i += 90) {
-    const rows = await db
-      .select({ id: goalsTable.id })
-      .from(goalsTable)
-      .where(and(inArray(goalsTable.id, ids.slice(i, i + 90)), eq(goalsTable.learningInstanceId, learningInstanceId), isNull(goalsTable.deletedAt)))
-      .all();
-    for (const r of rows) known.add(r.id);
-  }
+  const rows = await db
+    .select({ id: goalsTable.id })
+    .from(goalsTable)
+    .where(and(inList(goalsTable.id, ids), eq(goalsTable.learningInstanceId, learningInstanceId), isNull(goalsTable.deletedAt)))
+    .all();
+  for (const r of rows) known.add(r.id);
   return goals
     .filter((g) => !known.has(g.goalId.toLowerCase()))
     .map(({ goalId, path }) => ({ path, message: `'${goalId}' is not a goal of the registration's learning instance` }));
@@ -60,7 +59,7 @@ export async function unknownGoals(db: Db, learningInstanceId: string, goals: Go
 export async function ingestEvents(env: Env, request: IngestRequest): Promise<void> {
   let outcome: IngestOutcome;
   try {
-    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(request.registrationId));
+    const stub = registrationObject(env, request.registrationId);
     outcome = await stub.ingest(request);
   } catch (error) {
     if (error instanceof ApiError) throw error;

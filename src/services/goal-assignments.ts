@@ -1,11 +1,12 @@
 /**
- * Assignment of scoped goals to the registrations of their learning instance (decisions.md
- * "Scoped goals": PUT/GET/DELETE .../scoped-goals/{goal_id}/registrations[/{registration_id}]).
+ * Assignment of scoped goals to the registrations of their learning instance (docs/goals.md:
+ * PUT/GET/DELETE .../scoped-goals/{goal_id}/registrations[/{registration_id}]).
  * Goal CRUD and scope resolution live in ./goals.ts.
  *
  * Functions later features use: `isAssigned`, `findAssignment`, `assignedGoalsOf`, `listAssignedRegistrations`.
  */
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { inList, jsonEach } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
@@ -150,7 +151,7 @@ export async function batchAssignment(
     ? await db
         .select({ id: registrations.id, partnerId: registrations.partnerId, learningInstanceId: registrations.learningInstanceId })
         .from(registrations)
-        .where(and(sql`${registrations.id} IN (SELECT value FROM json_each(${JSON.stringify(requested)}))`, isNull(registrations.deletedAt)))
+        .where(and(inList(registrations.id, requested), isNull(registrations.deletedAt)))
         .all()
     : [];
   const byId = new Map(found.map((r) => [r.id.toLowerCase(), r]));
@@ -172,11 +173,10 @@ export async function batchAssignment(
 
 async function applyBatch(db: Db, goalId: string, action: BatchAction, ids: string[], now: number): Promise<void> {
   if (!ids.length) return;
-  const list = JSON.stringify(ids);
   if (action === "assign") {
     await db.run(sql`INSERT OR IGNORE INTO goal_assignments (goal_id, registration_id, assigned_at)
-      SELECT ${goalId}, value, ${now} FROM json_each(${list})`);
+      SELECT ${goalId}, value, ${now} FROM ${jsonEach(ids)}`);
   } else {
-    await db.run(sql`DELETE FROM goal_assignments WHERE goal_id = ${goalId} AND registration_id IN (SELECT value FROM json_each(${list}))`);
+    await db.run(sql`DELETE FROM goal_assignments WHERE goal_id = ${goalId} AND ${inList(goalAssignments.registrationId, ids)}`);
   }
 }

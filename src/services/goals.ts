@@ -1,5 +1,5 @@
 /**
- * Scoped goals of a learning instance (decisions.md "Scoped goals"): CRUD and scope resolution.
+ * Scoped goals of a learning instance (docs/goals.md): CRUD and scope resolution.
  * A goal stores its API body (defaults filled) and its scope resolved against the instance's graph
  * (labels); `goalScope` keeps that scope current with the graph's latest version. Assignment to
  * registrations is in ./goal-assignments.ts.
@@ -53,7 +53,7 @@ export function targetKindOf(input: Pick<GoalInput, "targets" | "topics">): Targ
   return first.startsWith("mref-") ? "module" : "objective";
 }
 
-/** Fills the decided defaults (decisions.md) and normalizes timestamps to UTC `Z`. */
+/** Fills the decided defaults (docs/goals.md "The decided rules") and normalizes timestamps to UTC `Z`. */
 export function normalizeGoal(input: GoalInput): GoalBody {
   const body: GoalBody = {
     name: input.name,

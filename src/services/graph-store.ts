@@ -11,9 +11,11 @@ import { creationOrder } from "../db/creation-order";
 import { type GraphRow, graphBlobs, graphs, graphVersions } from "../db/schema";
 import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
+import type { GraphIssue } from "../graphs/graph-issues";
+import { nonAdditiveChanges } from "../graphs/graph-update-rules";
 import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from "../graphs/runtime-codec";
 import { type GraphIndex, indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
-import { type GraphIssue, nonAdditiveChanges, validateGraph } from "../graphs/validate-graph";
+import { validateGraph } from "../graphs/validate-graph";
 import { ApiError, unprocessable } from "../http/errors";
 import type { GraphSummarySchema, GraphVersionCreatedSchema } from "../schemas/graphs";
 

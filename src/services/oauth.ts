@@ -87,7 +87,7 @@ const invalidGrant = () => new OAuthError("invalid_grant", "The refresh token is
 
 /**
  * Spends the refresh token (at most once, atomically), retires the access token issued with it
- * (decisions.md: the new pair replaces the old one) and returns a fresh pair for the same account.
+ * (docs/architecture.md "Tokens": the new pair replaces the old one) and returns a fresh pair for the same account.
  */
 export async function refreshTokenGrant(env: Env, db: Db, config: Config, partner: PartnerRow, refreshToken: string | undefined): Promise<TokenResponse> {
   if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required.");
@@ -130,7 +130,7 @@ async function retire(env: Env, db: Db, tokens: IssuedToken[], why: string): Pro
 
 /**
  * The account's live access tokens beyond MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT, oldest (earliest
- * expiry) first: issuance retires them, so a client is never refused for the cap (decisions.md) and
+ * expiry) first: issuance retires them, so a client is never refused for the cap (docs/architecture.md "Tokens") and
  * the number of gates one disable must call stays bounded. One indexed query (no rows in the usual
  * case), read in the same round trip as the account's re-check; one TokenGate call per retired token. Concurrent issuances at the cap may both pick the same
  * oldest token, overshooting by the requests in flight until the next issuance.

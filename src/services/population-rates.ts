@@ -49,17 +49,24 @@ async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
   const totals = emptyDelta();
   totals.speed = { learners: graph[0]?.learners ?? 0, logSquares: graph[0]?.logSquares ?? 0 };
   for (const r of items)
-    totals.items[r.item] = { objective: r.objective, known: r.known, knownRight: r.knownRight, unknown: r.unknown, unknownRight: r.unknownRight };
+    totals.items[r.item] = {
+      objective: r.objective,
+      known: r.known,
+      knownRight: r.knownRight,
+      unknown: r.unknown,
+      unknownRight: r.unknownRight,
+      partial: r.partial,
+    };
   for (const r of objectives) {
-    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings } = r;
-    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings };
+    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries } = r;
+    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries };
   }
   return totals;
 }
 
 /** D1 binds at most 100 parameters per statement: rows per multi-row upsert. */
-const ITEM_ROWS = 14;
-const OBJECTIVE_ROWS = 12;
+const ITEM_ROWS = 12;
+const OBJECTIVE_ROWS = 9;
 
 /**
  * The D1 statements that add the deltas to each graph's sums (additive upserts: no read, so no
@@ -75,7 +82,7 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
   }
   const writes = [];
   for (const [graphId, totals] of byGraph) {
-    const items = Object.entries(totals.items).map(([item, c]) => ({ graphId, item, ...c }));
+    const items = Object.entries(totals.items).map(([item, c]) => ({ graphId, item, ...c, partial: c.partial ?? 0 }));
     for (let i = 0; i < items.length; i += ITEM_ROWS) {
       writes.push(
         db
@@ -88,11 +95,19 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
               knownRight: sql`${populationItems.knownRight} + excluded.known_right`,
               unknown: sql`${populationItems.unknown} + excluded.unknown`,
               unknownRight: sql`${populationItems.unknownRight} + excluded.unknown_right`,
+              partial: sql`${populationItems.partial} + excluded.partial`,
             },
           }),
       );
     }
-    const objectives = Object.entries(totals.objectives).map(([objective, c]) => ({ graphId, objective, ...c }));
+    // (a message queued before a count existed lacks it: 0)
+    const objectives = Object.entries(totals.objectives).map(([objective, c]) => ({
+      graphId,
+      objective,
+      ...c,
+      partialEntries: c.partialEntries ?? 0,
+      directEntries: c.directEntries ?? 0,
+    }));
     for (let i = 0; i < objectives.length; i += OBJECTIVE_ROWS) {
       writes.push(
         db
@@ -107,6 +122,8 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
               learnings: sql`${populationObjectives.learnings} + excluded.learnings`,
               teachOpportunities: sql`${populationObjectives.teachOpportunities} + excluded.teach_opportunities`,
               teachings: sql`${populationObjectives.teachings} + excluded.teachings`,
+              partialEntries: sql`${populationObjectives.partialEntries} + excluded.partial_entries`,
+              directEntries: sql`${populationObjectives.directEntries} + excluded.direct_entries`,
             },
           }),
       );

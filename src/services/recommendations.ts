@@ -6,6 +6,7 @@ import { notFound } from "../http/errors";
 import type { RecommendationView } from "../schemas/recommendations";
 import { goalSpecOf } from "./goal-specs";
 import type { RegistrationContext } from "./registrations";
+import { registrationObject } from "./registrations";
 
 export interface RecommendationFlags {
   continuedRecommendations: boolean;
@@ -14,7 +15,7 @@ export interface RecommendationFlags {
 
 /**
  * GET /v0/registrations/{id}/recommendation: the goal must be a live goal of the registration's
- * learning instance assigned to the registration (else 404, decisions.md "Scoped goals"); the
+ * learning instance assigned to the registration (else 404, docs/goals.md "The decided rules"); the
  * registration's Durable Object focuses it and answers from its learner state (one D1 query here,
  * one object call).
  */
@@ -33,7 +34,7 @@ export async function recommendationFor(
     .get();
   if (!row) throw notFound("Scoped goal");
   if (row.assignedAt === null) throw notFound("Goal assignment (the goal is not assigned to this registration)");
-  const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(context.registration.id));
+  const stub = registrationObject(env, context.registration.id);
   const r = await stub.recommend({
     goal: goalSpecOf(row.goal, context.graphUuid, context.graphVersion),
     continuedRecommendations: flags.continuedRecommendations,

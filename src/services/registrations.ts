@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { isRefusal } from "../db/refusals";
 import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
+import type { Env } from "../env";
 import { notFound, unprocessable } from "../http/errors";
 import { INSTANCE_REGISTRATIONS_MAX } from "../schemas/limits";
 import type { RegistrationView } from "../schemas/registrations";
@@ -116,4 +117,9 @@ export async function registrationContext(db: Db, registrationId: string): Promi
     throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");
   }
   return { registration: row.registration, graphUuid: row.graphUuid, graphVersion: row.graphVersion };
+}
+
+/** The registration's Durable Object (its event log and learner state): one per registration id, named by it. */
+export function registrationObject(env: Env, registrationId: string) {
+  return env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId));
 }

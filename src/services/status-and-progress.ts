@@ -7,13 +7,14 @@ import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
 import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
+import { registrationObject } from "./registrations";
 
 export interface StatusRow {
   registration_id: string;
   status_and_progress: StatusAndProgress[];
 }
 
-/** The cell of a goal not assigned to the registration (decisions.md "Clarifications"). */
+/** The cell of a goal not assigned to the registration (docs/api-conventions.md "Lists, tables and metrics bodies"). */
 export function unassignedCell(goal: GoalRow): StatusAndProgress {
   const body: GoalBody = goal.body;
   const targetIds = body.targets?.include ?? (body.topics ?? []).flatMap((t) => t.targets.include);
@@ -43,7 +44,7 @@ async function rowFor(
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
   const computed = mine.length
-    ? await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId)).statuses(
+    ? await registrationObject(env, registrationId).statuses(
         mine.map((g) => specs.get(g.id) as GoalSpec),
         Date.now(),
       )

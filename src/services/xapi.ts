@@ -1,4 +1,5 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
+import { inList, rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { accounts, graphs, learningInstances, type RegistrationRow, registrations, xapiStatements } from "../db/schema";
 import type { Env } from "../env";
@@ -17,25 +18,21 @@ export interface StatementTarget {
   graphVersion: number | null;
 }
 
-/** D1 binds at most 100 parameters per statement. */
-const CHUNK = 90;
-
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
-/** The live registrations among `ids` (of any partner: the caller checks), with their account and graph, in one query per 90 ids. */
+/** The live registrations among `ids` (of any partner: the caller checks), with their account and graph, in one query. */
 export async function statementTargets(db: Db, ids: string[]): Promise<Map<string, StatementTarget>> {
   const found = new Map<string, StatementTarget>();
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await db
-      .select({ registration: registrations, externalUserId: accounts.externalUserId, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
-      .from(registrations)
-      .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
-      .innerJoin(accounts, eq(accounts.id, registrations.accountId))
-      .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
-      .where(and(inArray(registrations.id, ids.slice(i, i + CHUNK)), isNull(registrations.deletedAt)))
-      .all();
-    for (const row of rows) found.set(row.registration.id, row);
-  }
+  if (ids.length === 0) return found;
+  const rows = await db
+    .select({ registration: registrations, externalUserId: accounts.externalUserId, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
+    .from(registrations)
+    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
+    .innerJoin(accounts, eq(accounts.id, registrations.accountId))
+    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
+    .where(and(inList(registrations.id, ids), isNull(registrations.deletedAt)))
+    .all();
+  for (const row of rows) found.set(row.registration.id, row);
   return found;
 }
 
@@ -78,16 +75,18 @@ export async function claimStatements(db: Db, partnerId: string, statements: Map
     fingerprint: s.event.statement?.fingerprint ?? "",
     createdAt: nowMs,
   }));
-  // One D1 round trip: the inserts (5 parameters a row: 18 rows a statement), then the claims as
-  // they stand, read in the same transaction.
+  // One D1 round trip: the inserts (5 parameters a row), then the claims as they stand, read in the
+  // same transaction.
   const ids = rows.map((r) => r.statementId);
-  const inserts = chunks(rows, 18).map((part) => db.insert(xapiStatements).values(part).onConflictDoNothing().returning({ id: xapiStatements.statementId }));
-  const reads = chunks(ids, CHUNK).map((part) =>
+  const inserts = chunks(rows, rowsPerInsert(5)).map((part) =>
+    db.insert(xapiStatements).values(part).onConflictDoNothing().returning({ id: xapiStatements.statementId }),
+  );
+  const reads = [
     db
       .select({ id: xapiStatements.statementId, registrationId: xapiStatements.registrationId, fingerprint: xapiStatements.fingerprint })
       .from(xapiStatements)
-      .where(and(eq(xapiStatements.partnerId, partnerId), inArray(xapiStatements.statementId, part))),
-  );
+      .where(and(eq(xapiStatements.partnerId, partnerId), inList(xapiStatements.statementId, ids))),
+  ];
   let results: { id: string; registrationId?: string; fingerprint?: string }[][];
   try {
     results = (await db.batch([...inserts, ...reads] as unknown as Parameters<Db["batch"]>[0])) as unknown as typeof results;
@@ -117,9 +116,7 @@ export async function claimStatements(db: Db, partnerId: string, statements: Map
     })
     .map((s) => ({ path: `${s.at}.id`, message: `statement ${s.id} was already stored with different content` }));
   if (conflicts.length === 0) return;
-  for (let i = 0; i < inserted.length; i += CHUNK) {
-    await db.delete(xapiStatements).where(and(eq(xapiStatements.partnerId, partnerId), inArray(xapiStatements.statementId, inserted.slice(i, i + CHUNK))));
-  }
+  if (inserted.length > 0) await db.delete(xapiStatements).where(and(eq(xapiStatements.partnerId, partnerId), inList(xapiStatements.statementId, inserted)));
   throw new ApiError(409, "A statement id was already used for a different statement; nothing was stored.", conflicts);
 }
 

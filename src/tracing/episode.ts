@@ -1,10 +1,14 @@
 /**
- * One objective's evidence read as knowledge tracing (Corbett & Anderson 1995) with three hidden
- * states: K the learner knows it, U does not but can learn it, N cannot learn it (blocked). An item
- * is answered right with probability 1 − slip in K, guess in U and N; after each opportunity (an
- * answer or an instructional atom) U turns into K with the objective's learn (teach) rate, scaled by
- * the learner's speed s: 1 − (1 − rate)^s. The learner starts in K with the objective's prior (given
- * its prerequisites are known), else in N with the blocked rate, else in U.
+ * One objective's evidence read as knowledge tracing (Corbett & Anderson 1995) with a gradual step:
+ * K the learner knows it, P knows part of it, U does not but can learn it, N cannot learn it
+ * (blocked). An item is answered right with probability 1 − slip in K, guess in U and N, and halfway
+ * between in P. Each opportunity (an answer or an instructional atom) moves a learner in U on, and
+ * one in P to K, with the objective's learn (teach) rate scaled by the learner's speed s:
+ * 1 − (1 − rate)^s. Leaving U, the learner enters P with the objective's `gradual` share, else K at
+ * once: learning that is a switch (knowledge tracing's own) and learning along a curve, where answers
+ * are right only part of the time for a while, are both read, in the proportion the population shows
+ * (estimate.ts). The learner starts in K with the objective's prior (given its
+ * prerequisites are known), else in N with the blocked rate, else in U.
  *
  * `forward` gives the end state of the episode (for the graph's beliefs and the stuck test);
  * `smooth` every step's posterior given the whole episode (forward–backward), which is what the
@@ -29,6 +33,7 @@ export interface EpisodeRates {
 /** The episode's end: probability mass of each state jointly with the evidence, scaled by exp(logScale). */
 export interface EpisodeEnd {
   known: number;
+  partial: number;
   unknown: number;
   blocked: number;
   logScale: number;
@@ -42,6 +47,7 @@ export const effectiveRate = (rate: number, speed: number): number => 1 - (1 - r
 
 interface Prefix {
   k: number;
+  p: number;
   u: number;
   n: number;
   /** log-likelihoods of the folded answers if known / unknown throughout */
@@ -70,6 +76,20 @@ function start(r: EpisodeRates, c: EpisodeContext | undefined): [number, number,
 /** The prior of knowing the objective at the start of its episode: only if its prerequisites were known by then. */
 const priorOf = (r: EpisodeRates) => r.objective.prior * (r.startKnown ?? 1);
 
+/**
+ * Where a learner who was in U before `answers` practice and `taught` instruction opportunities is
+ * after them: still in U, in P, or in K. The two steps' rates differ by opportunity; their order is
+ * not kept, so one per-opportunity rate with the same survival stands in for both.
+ */
+function passage(answers: number, taught: number, learn: number, teach: number, gradual: number): { stay: number; partial: number; reached: number } {
+  const n = answers + taught;
+  const stay = (1 - learn) ** answers * (1 - teach) ** taught;
+  if (n === 0) return { stay: 1, partial: 0, reached: 0 };
+  const q = 1 - stay ** (1 / n);
+  const partial = q >= 1 ? 0 : n * q * gradual * (1 - q) ** (n - 1);
+  return { stay, partial, reached: Math.max(0, 1 - stay - partial) };
+}
+
 /** The state masses after the folded steps (learning inside them is counted, their answers as guesses). */
 function prefix(e: ObjectiveEvidence, r: EpisodeRates, c?: EpisodeContext): Prefix {
   const o = r.objective;
@@ -77,103 +97,126 @@ function prefix(e: ObjectiveEvidence, r: EpisodeRates, c?: EpisodeContext): Pref
   const fr = e.foldedRight;
   const logK = fr * Math.log(1 - o.slip) + (fa - fr) * Math.log(o.slip);
   const logU = fr * Math.log(o.guess) + (fa - fr) * Math.log(1 - o.guess);
-  const survive = (1 - effectiveRate(o.learn, r.speed)) ** fa * (1 - effectiveRate(o.teach, r.speed)) ** e.foldedTaught;
   const [k0, u0, n0] = start(r, c);
-  if (fa + e.foldedTaught === 0) return { k: k0, u: u0, n: n0, logK: 0, logU: 0 };
+  if (fa + e.foldedTaught === 0) return { k: k0, p: 0, u: u0, n: n0, logK: 0, logU: 0 };
+  const way = passage(fa, e.foldedTaught, effectiveRate(o.learn, r.speed), effectiveRate(o.teach, r.speed), o.gradual);
   // Scale both paths by the larger likelihood to stay in range.
   const m = Math.max(logK, logU);
   const eK = Math.exp(logK - m);
   const eU = Math.exp(logU - m);
-  return { k: (k0 * eK + u0 * (1 - survive) * eU) * Math.exp(m), u: u0 * survive * eU * Math.exp(m), n: n0 * eU * Math.exp(m), logK, logU };
+  const scale = Math.exp(m);
+  return {
+    k: (k0 * eK + u0 * way.reached * eU) * scale,
+    p: u0 * way.partial * eU * scale,
+    u: u0 * way.stay * eU * scale,
+    n: n0 * eU * scale,
+    logK,
+    logU,
+  };
 }
 
-function emission(step: number, e: ObjectiveEvidence, r: EpisodeRates): [number, number] {
+/** P(the step's outcome) in K, P and U (N answers as U does); an instructional step says nothing. */
+function emission(step: number, e: ObjectiveEvidence, r: EpisodeRates): [number, number, number] {
   const outcome = stepOutcome(step);
-  if (outcome === TAUGHT) return [1, 1];
+  if (outcome === TAUGHT) return [1, 1, 1];
   const it = r.item(stepItem(e, step));
-  return outcome === RIGHT ? [1 - it.slip, it.guess] : [it.slip, 1 - it.guess];
+  const half = (it.guess + 1 - it.slip) / 2;
+  return outcome === RIGHT ? [1 - it.slip, half, it.guess] : [it.slip, 1 - half, 1 - it.guess];
 }
 
 export function forward(e: ObjectiveEvidence, r: EpisodeRates): EpisodeEnd {
-  const p = prefix(e, r);
-  let k = p.k;
-  let u = p.u;
-  let n = p.n;
+  const start = prefix(e, r);
+  let k = start.k;
+  let p = start.p;
+  let u = start.u;
+  let n = start.n;
   let logScale = 0;
-  let logGuessing = p.logU;
-  let logKnowing = p.logK;
+  let logGuessing = start.logU;
+  let logKnowing = start.logK;
   const learn = effectiveRate(r.objective.learn, r.speed);
   const teach = effectiveRate(r.objective.teach, r.speed);
+  const phi = r.objective.gradual;
   for (const step of e.steps) {
-    const [eK, eU] = emission(step, e, r);
+    const [eK, eP, eU] = emission(step, e, r);
     logGuessing += Math.log(eU);
     logKnowing += Math.log(eK);
     const t = stepOutcome(step) === TAUGHT ? teach : learn;
     const fk = k * eK;
+    const fp = p * eP;
     const fu = u * eU;
-    const fn = n * eU;
-    k = fk + t * fu;
+    k = fk + t * fp + t * (1 - phi) * fu;
+    p = (1 - t) * fp + t * phi * fu;
     u = (1 - t) * fu;
-    n = fn;
-    const z = k + u + n;
+    n = n * eU;
+    const z = k + p + u + n;
     if (z > 0) {
       k /= z;
+      p /= z;
       u /= z;
       n /= z;
       logScale += Math.log(z);
     }
   }
-  return { known: k, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
+  return { known: k, partial: p, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
 }
 
 /** log P(evidence) under the rates (all three states summed). */
 export function logEvidence(end: EpisodeEnd): number {
-  return Math.log(end.known + end.unknown + end.blocked) + end.logScale;
+  return Math.log(end.known + end.partial + end.unknown + end.blocked) + end.logScale;
 }
 
 /** What the whole episode says, step by step (forward–backward). */
 export interface SmoothedEpisode {
   /** per kept step: P(known when the step happened) (for an instructional step: before it) */
   known: number[];
+  /** per kept step: P(neither known nor partly known: a right answer was a guess) */
+  guessing: number[];
   /** P(known before the first step, folded ones included, by the prior: the prerequisites known) */
   knownAtStart: number;
   /** P(the prerequisites are known, and were when the episode began): the weight of this episode in the prior's estimate */
   prerequisitesKnown: number;
-  /** expected practice / instruction opportunities taken while unknown and learnable, and expected learnings at them */
+  /** expected practice / instruction opportunities taken while learnable (U or P), and expected moves at them (out of U, P→K) */
   learnOpportunities: number;
   learnings: number;
   teachOpportunities: number;
   teachings: number;
+  /** expected moves out of U into P, and straight into K */
+  partialEntries: number;
+  directEntries: number;
 }
 
 export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeContext): SmoothedEpisode {
-  const p = prefix(e, r, context);
+  const pre = prefix(e, r, context);
   const learn = effectiveRate(r.objective.learn, r.speed);
   const teach = effectiveRate(r.objective.teach, r.speed);
+  const phi = r.objective.gradual;
   const steps = e.steps;
   const m = steps.length;
-  // Forward, normalized per step: a[j] = state masses at step j before its emission.
-  const a: [number, number, number][] = [];
-  const em: [number, number][] = [];
+  // Forward, normalized per step: a[j] = state masses (K, P, U, N) at step j before its emission.
+  const a: [number, number, number, number][] = [];
+  const em: [number, number, number][] = [];
   const rate: number[] = [];
-  const z0 = p.k + p.u + p.n;
-  let k = p.k / z0;
-  let u = p.u / z0;
-  let n = p.n / z0;
+  const z0 = pre.k + pre.p + pre.u + pre.n;
+  let k = pre.k / z0;
+  let p = pre.p / z0;
+  let u = pre.u / z0;
+  let n = pre.n / z0;
   for (const step of steps) {
-    a.push([k, u, n]);
-    const eKU = emission(step, e, r);
-    em.push(eKU);
+    a.push([k, p, u, n]);
+    const e3 = emission(step, e, r);
+    em.push(e3);
     const t = stepOutcome(step) === TAUGHT ? teach : learn;
     rate.push(t);
-    const fk = k * eKU[0];
-    const fu = u * eKU[1];
-    const fn = n * eKU[1];
-    k = fk + t * fu;
+    const fk = k * e3[0];
+    const fp = p * e3[1];
+    const fu = u * e3[2];
+    k = fk + t * fp + t * (1 - phi) * fu;
+    p = (1 - t) * fp + t * phi * fu;
     u = (1 - t) * fu;
-    n = fn;
-    const z = k + u + n;
+    n = n * e3[2];
+    const z = k + p + u + n;
     k /= z;
+    p /= z;
     u /= z;
     n /= z;
   }
@@ -181,66 +224,85 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   // starting from what the objectives above say of "known now".
   const above = 1 / (1 + Math.exp(-(context?.fromAbove ?? 0)));
   let bk = above;
+  let bp = 1 - above;
   let bu = 1 - above;
   let bn = 1 - above;
   const known: number[] = new Array(m);
+  const guessing: number[] = new Array(m);
   let learnOpp = 0;
   let learned = 0;
   let teachOpp = 0;
   let taught = 0;
+  let toPartial = 0;
+  let direct = 0;
   for (let j = m - 1; j >= 0; j--) {
-    const [ak, au, an] = a[j] as [number, number, number];
-    const [eK, eU] = em[j] as [number, number];
+    const [ak, ap, au, an] = a[j] as [number, number, number, number];
+    const [eK, eP, eU] = em[j] as [number, number, number];
     const t = rate[j] as number;
-    // Joint of (state at j) and everything from j on, for each state.
+    // Joint of (state at j, its move) and everything from j on.
     const jk = ak * eK * bk;
+    const jpStay = ap * eP * (1 - t) * bp;
+    const jpStep = ap * eP * t * bk;
     const juStay = au * eU * (1 - t) * bu;
-    const juLearn = au * eU * t * bk;
+    const juPartial = au * eU * t * phi * bp;
+    const juDirect = au * eU * t * (1 - phi) * bk;
     const jn = an * eU * bn;
-    const z = jk + juStay + juLearn + jn;
+    const z = jk + jpStay + jpStep + juStay + juPartial + juDirect + jn;
     known[j] = jk / z;
-    const taughtStep = stepOutcome(steps[j] as number) === TAUGHT;
-    if (taughtStep) {
-      teachOpp += (juStay + juLearn) / z;
-      taught += juLearn / z;
+    guessing[j] = (juStay + juPartial + juDirect + jn) / z;
+    const opportunities = (jpStay + jpStep + juStay + juPartial + juDirect) / z;
+    const moves = (jpStep + juPartial + juDirect) / z;
+    toPartial += juPartial / z;
+    direct += juDirect / z;
+    if (stepOutcome(steps[j] as number) === TAUGHT) {
+      teachOpp += opportunities;
+      taught += moves;
     } else {
-      learnOpp += (juStay + juLearn) / z;
-      learned += juLearn / z;
+      learnOpp += opportunities;
+      learned += moves;
     }
     // Step the backward message over step j (emission and transition).
     const nbk = eK * bk;
-    const nbu = eU * (t * bk + (1 - t) * bu);
+    const nbp = eP * (t * bk + (1 - t) * bp);
+    const nbu = eU * (t * phi * bp + t * (1 - phi) * bk + (1 - t) * bu);
     const nbn = eU * bn;
-    const s = nbk + nbu + nbn;
+    const s = nbk + nbp + nbu + nbn;
     bk = nbk / s;
+    bp = nbp / s;
     bu = nbu / s;
     bn = nbn / s;
   }
-  // Before the first kept step: the prefix's paths (start K, learned in the folded steps, U, N).
+  // Before the first kept step: the prefix's paths (start K; from U: to K, to P, or still U; N).
   const [k0, u0, n0] = start(r, context);
   const below = context?.fromBelow ?? 1;
   const byPrior = (priorOf(r) * below) / Math.max(1e-12, k0);
-  const mx = Math.max(p.logK, p.logU);
-  const eK0 = Math.exp(p.logK - mx);
-  const eU0 = Math.exp(p.logU - mx);
-  const folded = e.foldedAnswers + e.foldedTaught;
-  const survive = folded ? (1 - learn) ** e.foldedAnswers * (1 - teach) ** e.foldedTaught : 1;
+  const mx = Math.max(pre.logK, pre.logU);
+  const eK0 = Math.exp(pre.logK - mx);
+  const eU0 = Math.exp(pre.logU - mx);
+  const way = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
   const startK = k0 * eK0 * bk;
-  const learnedInPrefix = u0 * (1 - survive) * eU0 * bk;
-  const stayU = u0 * survive * eU0 * bu;
+  const toK = u0 * way.reached * eU0 * bk;
+  const toP = u0 * way.partial * eU0 * bp;
+  const stayU = u0 * way.stay * eU0 * bu;
   const startN = n0 * eU0 * bn;
-  const z = startK + learnedInPrefix + stayU + startN;
-  if (folded) {
-    learnOpp += ((learnedInPrefix + stayU) / z) * e.foldedAnswers;
-    learned += learnedInPrefix / z;
+  const z = startK + toK + toP + stayU + startN;
+  if (e.foldedAnswers + e.foldedTaught) {
+    learnOpp += ((toK + toP + stayU) / z) * e.foldedAnswers;
+    // (a learner now in K passed through P with the share `gradual`: two moves then, else one)
+    learned += ((1 + phi) * toK + toP) / z;
+    toPartial += (phi * toK + toP) / z;
+    direct += ((1 - phi) * toK) / z;
   }
   return {
     known,
+    guessing,
     knownAtStart: (startK / z) * byPrior,
     prerequisitesKnown: below * (r.startKnown ?? 1),
     learnOpportunities: learnOpp,
     learnings: learned,
     teachOpportunities: teachOpp,
     teachings: taught,
+    partialEntries: toPartial,
+    directEntries: direct,
   };
 }

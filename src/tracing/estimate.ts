@@ -36,6 +36,7 @@ function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: Objectiv
     learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, weight), BOUNDS.learn),
     teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, weight), BOUNDS.learn),
     blocked: PRIORS.blocked.mean,
+    gradual: clamp(shrink(c.partialEntries, c.partialEntries + c.directEntries, above.gradual, weight), BOUNDS.gradual),
   };
 }
 
@@ -63,6 +64,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     learn: PRIORS.learn.mean,
     teach: PRIORS.learn.mean,
     blocked: PRIORS.blocked.mean,
+    gradual: PRIORS.gradual.mean,
   };
   const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
   // Instruction is assumed as good as practice until the population shows otherwise.

@@ -18,6 +18,8 @@ export interface ObjectiveRates extends ItemRates {
   learn: number;
   teach: number;
   blocked: number;
+  /** P(a learner who learns it passes through knowing part of it first) rather than in one step (episode.ts) */
+  gradual: number;
 }
 
 export interface PopulationRates {
@@ -36,7 +38,8 @@ export interface PopulationRates {
  * such fits report (0.05–0.5); instruction is assumed no better than practice until the population
  * shows it. A learner knows a new objective beforehand with probability 0.3, is blocked on it with
  * 0.02 (not estimated: estimate.ts says why); learners' speeds differ by ×/÷ 1.4 (sd 0.35 of the
- * log). Each prior counts as `weight` observations (answers, opportunities or learners) against the
+ * log). Whether learning passes through a partial stage is open: even odds (0.5) until the
+ * population shows which. Each prior counts as `weight` observations (answers, opportunities or learners) against the
  * population's own.
  */
 export const PRIORS = {
@@ -45,6 +48,7 @@ export const PRIORS = {
   learn: { mean: 0.2, weight: 10 },
   teach: { mean: 0.2, weight: 10 },
   prior: { mean: 0.3, weight: 10 },
+  gradual: { mean: 0.5, weight: 10 },
   blocked: { mean: 0.02 },
   speedSpread: { mean: 0.35, weight: 10 },
 } as const;
@@ -61,6 +65,7 @@ export const BOUNDS = {
   slip: [0.01, 0.3],
   learn: [0.01, 0.95],
   prior: [0.01, 0.99],
+  gradual: [0.02, 0.98],
   speedSpread: [0.05, 1],
 } as const;
 
@@ -69,6 +74,7 @@ export function priorRates(): ObjectiveRates {
     guess: PRIORS.guess.mean,
     slip: PRIORS.slip.mean,
     prior: PRIORS.prior.mean,
+    gradual: PRIORS.gradual.mean,
     learn: PRIORS.learn.mean,
     teach: PRIORS.teach.mean,
     blocked: PRIORS.blocked.mean,

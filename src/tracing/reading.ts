@@ -76,7 +76,7 @@ export class LearnerReading {
         { items: [], steps: [], foldedAnswers: 0, foldedRight: 0, foldedTaught: 0, answers: 0, right: 0, work: 0, last: 0 },
         this.rates(objective),
       );
-      return { known: end.known, unknown: end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
+      return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
     const w = weightsWithout(this.speed, objective);
     const first = ends[0] as EpisodeEnd;
@@ -88,7 +88,7 @@ export class LearnerReading {
       const e = ends[i] as EpisodeEnd;
       const m = (w[i] as number) * Math.exp(e.logScale - scale);
       known += m * e.known;
-      unknown += m * e.unknown;
+      unknown += m * (e.partial + e.unknown);
       blocked += m * e.blocked;
     }
     return {

@@ -17,11 +17,13 @@ import { type EpisodeContext, type EpisodeRates, type SmoothedEpisode, smooth } 
 import { type ObjectiveEvidence, RIGHT, stepItem, stepOutcome, TAUGHT } from "./evidence";
 
 export interface ItemCounts {
-  /** expected answers given knowing the objective, and right among them; the same not knowing it */
+  /** expected answers given knowing the objective, and right among them; the same given not knowing any of it (a guess) */
   known: number;
   knownRight: number;
   unknown: number;
   unknownRight: number;
+  /** expected answers given knowing part of it (they count for neither guess nor slip) */
+  partial: number;
 }
 
 export interface ObjectiveCounts {
@@ -33,6 +35,9 @@ export interface ObjectiveCounts {
   learnings: number;
   teachOpportunities: number;
   teachings: number;
+  /** learnings from unknown into knowing part of it, and straight into knowing it */
+  partialEntries: number;
+  directEntries: number;
 }
 
 export interface SpeedCounts {
@@ -54,6 +59,8 @@ export interface ObjectiveContribution {
   folded: number;
   /** P(known) per kept step then */
   known: number[];
+  /** P(guessing: neither known nor partly known) per kept step then (absent in contributions made before the partial state: 1 − known) */
+  guessing?: number[];
   counts: ObjectiveCounts;
 }
 
@@ -67,18 +74,19 @@ export function emptyDelta(): StatisticsDelta {
 }
 
 export function emptyObjectiveCounts(): ObjectiveCounts {
-  return { episodes: 0, knownAtStart: 0, learnOpportunities: 0, learnings: 0, teachOpportunities: 0, teachings: 0 };
+  return { episodes: 0, knownAtStart: 0, learnOpportunities: 0, learnings: 0, teachOpportunities: 0, teachings: 0, partialEntries: 0, directEntries: 0 };
 }
 
-/** Adds to an item's counts: `dKnown` more expected answers knowing the objective, `dTotal` more answers in all. */
-function addAnswer(delta: StatisticsDelta, item: string, objective: string, dKnown: number, dTotal: number, right: boolean): void {
-  const c = delta.items[item] ?? { objective, known: 0, knownRight: 0, unknown: 0, unknownRight: 0 };
+/** Adds to an item's counts: `dKnown` more expected answers knowing the objective, `dGuessing` more guessing, `dPartial` more knowing part of it. */
+function addAnswer(delta: StatisticsDelta, item: string, objective: string, dKnown: number, dGuessing: number, dPartial: number, right: boolean): void {
+  const c = delta.items[item] ?? { objective, known: 0, knownRight: 0, unknown: 0, unknownRight: 0, partial: 0 };
   delta.items[item] = c;
   c.known += dKnown;
-  c.unknown += dTotal - dKnown;
+  c.unknown += dGuessing;
+  c.partial = (c.partial ?? 0) + dPartial;
   if (right) {
     c.knownRight += dKnown;
-    c.unknownRight += dTotal - dKnown;
+    c.unknownRight += dGuessing;
   }
 }
 
@@ -90,6 +98,8 @@ function objectiveCounts(s: SmoothedEpisode, speed: number): ObjectiveCounts {
     learnings: s.learnings,
     teachOpportunities: s.teachOpportunities * speed,
     teachings: s.teachings,
+    partialEntries: s.partialEntries,
+    directEntries: s.directEntries,
   };
 }
 
@@ -112,16 +122,21 @@ export function contributionDelta(
     const outcome = stepOutcome(step);
     if (outcome === TAUGHT) continue;
     const now = s.known[j] as number;
+    const nowGuessing = s.guessing[j] as number;
     const was = previous?.known[j + shift];
-    if (was === undefined) addAnswer(delta, stepItem(e, step), objective, now, 1, outcome === RIGHT);
-    else addAnswer(delta, stepItem(e, step), objective, now - was, 0, outcome === RIGHT);
+    const wasGuessing = previous?.guessing?.[j + shift] ?? (was === undefined ? undefined : 1 - was);
+    const right = outcome === RIGHT;
+    const nowPartial = 1 - now - nowGuessing;
+    if (was === undefined || wasGuessing === undefined) addAnswer(delta, stepItem(e, step), objective, now, nowGuessing, nowPartial, right);
+    else addAnswer(delta, stepItem(e, step), objective, now - was, nowGuessing - wasGuessing, nowPartial - (1 - was - wasGuessing), right);
   }
   const counts = objectiveCounts(s, rates.speed);
   const target = delta.objectives[objective] ?? emptyObjectiveCounts();
   delta.objectives[objective] = target;
   const before = previous?.counts ?? emptyObjectiveCounts();
-  for (const key of Object.keys(counts) as (keyof ObjectiveCounts)[]) target[key] += counts[key] - before[key];
-  return { folded, known: s.known, counts };
+  // (a contribution made before a count existed lacks it: 0)
+  for (const key of Object.keys(counts) as (keyof ObjectiveCounts)[]) target[key] += counts[key] - (before[key] ?? 0);
+  return { folded, known: s.known, guessing: s.guessing, counts };
 }
 
 /** The learner's speed reading (E[(log speed)²] under the current posterior) as a delta. */
@@ -134,12 +149,14 @@ export function speedDelta(logSquare: number, previous: SpeedContribution | unde
 /** Adds `delta` into running totals (the same shape). */
 export function accumulate(totals: StatisticsDelta, delta: StatisticsDelta): void {
   for (const [item, c] of Object.entries(delta.items)) {
-    const t = totals.items[item] ?? { objective: c.objective, known: 0, knownRight: 0, unknown: 0, unknownRight: 0 };
+    const t = totals.items[item] ?? { objective: c.objective, known: 0, knownRight: 0, unknown: 0, unknownRight: 0, partial: 0 };
     totals.items[item] = t;
     t.known += c.known;
     t.knownRight += c.knownRight;
     t.unknown += c.unknown;
     t.unknownRight += c.unknownRight;
+    // (a message queued before the partial count existed lacks it)
+    t.partial += c.partial ?? 0;
   }
   for (const [objective, c] of Object.entries(delta.objectives)) {
     const t = totals.objectives[objective] ?? emptyObjectiveCounts();

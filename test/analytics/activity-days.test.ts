@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type ActivityEvent, activityByDay, localDay, summarizeActivity } from "../../src/analytics";
-import { call, type Json } from "../support/api";
+import { call, freshAdminToken, type Json } from "../support/api";
 import { storeActivityAsOneValue, storedActivity } from "../support/registration-object";
-import { freshAdminToken, type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
 
 /**
  * The registration keeps its activity summary as one stored value per day (analytics-store.ts): it

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, type Json, type Partner, register } from "../support/api";
-import { answers, assignGoal, freshAdminToken, type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { call, createAccount, freshAdminToken, type Json, type Partner, register } from "../support/api";
+import { assignGoal } from "../support/goals";
+import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
 
 /** The metrics rows (decisions.md "Metrics the spec only names") and learners to watch, through the Worker. */
 

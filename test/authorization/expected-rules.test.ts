@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { callerRules, type Role } from "../../src/http/caller-rules";
-import { allows, type CallerName, factsOf, type SubjectKind } from "../foundation/fixture";
+import { allows, type CallerName, factsOf, type SubjectKind } from "../core-api/fixture";
 
 /**
  * The caller rules written out by hand from the spec text, independent of `callerRules`.
  *
- * Both authorization matrices (test/foundation/authorization-matrix.test.ts and
+ * Both authorization matrices (test/core-api/authorization-matrix.test.ts and
  * test/authorization/matrix-all.test.ts) derive their expected statuses from `callerRules`, so a
  * wrong role in that table would be "expected" by them too. This file is the check on the table
  * itself: every route key has one line here, written from interface-spec.md section 4 (and
@@ -52,7 +52,7 @@ const EXPECTED: Record<string, Line> = {
   // spec 4.3
   // The row is the learner-registration rule (Admin or an instructor of the given instance); an
   // instructor registration is Admin only, a narrowing the handler applies by request content
-  // (checked by the foundation matrix's "type instructor" variant), not expressible in the table.
+  // (checked by the roster matrix's "type instructor" variant), not expressible in the table.
   "POST /v0/registrations": ADMIN_OR_INSTRUCTOR,
   "GET /v0/registrations/{reg_id}": ["allow", "allow", "allow", "deny", "404"], // Admin, the owner, or an instructor of the instance
   "DELETE /v0/registrations/{reg_id}": ADMIN_OR_INSTRUCTOR, // Admin or an instructor of the instance

@@ -12,26 +12,15 @@ import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/s
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
 import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
-import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../foundation/fixture";
-import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
+import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../core-api/fixture";
+import { type ApiResponse, call, createGraph, freshAdminToken, type Json, mintToken, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
-import { assignmentPath, goalBody, goalPath, goalsPath } from "../support/goals";
+import { assignGoal, assignmentPath, createGoal, goalBody, goalPath, goalsPath } from "../support/goals";
 import { eventCount, focusOf } from "../support/registration-object";
-import {
-  adminTokenOf,
-  assignAs,
-  createGoalAs,
-  createGraphAs,
-  FOUNDATION_ROUTE,
-  type MatrixFixture,
-  mintToken,
-  minutesAgo,
-  newMatrixFixture,
-  type Side,
-} from "./support";
+import { type MatrixFixture, minutesAgo, newMatrixFixture, ROSTER_ROUTE, type Side } from "./support";
 
 /**
- * The authorization matrix for every callerRules row the foundation matrix does not cover
+ * The authorization matrix for every callerRules row the roster matrix does not cover
  * (graphs, scoped goals and their assignment, student events, and whatever rows land later — the
  * guard test below fails until they get a case). Each row is called by the five callers; the
  * expected status is derived from the roles in `callerRules`. Allowed cells must answer the route's
@@ -72,13 +61,13 @@ interface Case {
 }
 
 /** A read as the side's admin with a fresh token (follow-up reads never hit a rate limit). */
-const adminGet = async (side: Side, path: string) => call("GET", path, { token: await adminTokenOf(side.p) });
+const adminGet = async (side: Side, path: string) => call("GET", path, { token: await freshAdminToken(side.p) });
 const otherSide = (ctx: Ctx) => (ctx.side === ctx.fx.sideA ? ctx.fx.sideB : ctx.fx.sideA);
 /** The partner the caller belongs to. */
 const callerSide = (ctx: Ctx) => (ctx.caller === "otherPartnerAdmin" ? ctx.fx.sideB : ctx.fx.sideA);
 
 const liParams = (ctx: Ctx) => ({ id: ctx.side.world.li.id });
-const freshGoal = async (ctx: Omit<Ctx, "s">) => ({ goal: await createGoalAs(ctx.side.p, ctx.side.world.li.id) });
+const freshGoal = async (ctx: Omit<Ctx, "s">) => ({ goal: await createGoal(ctx.side.p, ctx.side.world.li.id, goalBody(), await freshAdminToken(ctx.side.p)) });
 const assignmentOf = async (ctx: Ctx, goalId: string) => adminGet(ctx.side, assignmentPath(ctx.side.world.li.id, goalId, ctx.side.world.ownerReg.id));
 
 // ---- graphs -------------------------------------------------------------------------------------
@@ -114,7 +103,7 @@ const GRAPH_CASES: Case[] = [
     key: "PUT /v0/graphs/{graph_id}",
     success: 200,
     subject: "graph",
-    prepare: async (ctx) => ({ graph: await createGraphAs(ctx.side.p) }),
+    prepare: async (ctx) => ({ graph: await createGraph(ctx.side.p, demoGraph(uniqueId("gref-mx")), await freshAdminToken(ctx.side.p)) }),
     params: (ctx) => ({ graph_id: ctx.s.graph.id }),
     body: (ctx) => demoGraph(ctx.s.graph.label, `Renamed by ${ctx.caller}`),
     onSuccess: async (ctx, res) => {
@@ -261,7 +250,7 @@ const GOAL_CASES: Case[] = [
     subject: "instance",
     prepare: async (ctx) => {
       const { goal } = await freshGoal(ctx);
-      await assignAs(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id);
+      await assignGoal(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id, await freshAdminToken(ctx.side.p));
       return { goal };
     },
     params: (ctx) => ({ id: ctx.side.world.li.id, goal_id: ctx.s.goal.id, registration_id: ctx.side.world.ownerReg.id }),
@@ -339,8 +328,8 @@ const XAPI_CASES: Case[] = [statementCase("POST"), statementCase("PUT")];
 
 /** A goal of the side's instance assigned to the owner's registration, made for one cell. */
 const freshAssignedGoal = async (ctx: Omit<Ctx, "s">) => {
-  const goal = await createGoalAs(ctx.side.p, ctx.side.world.li.id, goalBody({ name: `Goal ${uniqueId("rec")}` }));
-  await assignAs(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id);
+  const goal = await createGoal(ctx.side.p, ctx.side.world.li.id, goalBody({ name: `Goal ${uniqueId("rec")}` }), await freshAdminToken(ctx.side.p));
+  await assignGoal(ctx.side.p, ctx.side.world.li.id, goal.id, ctx.side.world.ownerReg.id, await freshAdminToken(ctx.side.p));
   return { goal };
 };
 
@@ -456,14 +445,14 @@ const WATCH_CASES: Case[] = [
 
 /** A fresh account of the side, registered in its instance (an erasure destroys it: one per cell). */
 const freshAccount = async (ctx: Omit<Ctx, "s">) => {
-  const token = await adminTokenOf(ctx.side.p);
+  const token = await freshAdminToken(ctx.side.p);
   const account = (await call("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId("erase-me") } })).body;
   await call("POST", "/v0/registrations", { token, body: { account_id: account.id, learning_instance_id: ctx.side.world.li.id, type: "learner" } });
   return { account };
 };
 /** The record of data requests about a subject, as the side's admin reads it. */
 const requestsAbout = async (ctx: Ctx, subjectId: string) => (await adminGet(ctx.side, `/v0/data-requests?subject_id=${subjectId}`)).body as Json[];
-const settingsOf = async (ctx: Ctx) => (await call("GET", "/v0/partner/settings", { token: await adminTokenOf(callerSide(ctx).p) })).body;
+const settingsOf = async (ctx: Ctx) => (await call("GET", "/v0/partner/settings", { token: await freshAdminToken(callerSide(ctx).p) })).body;
 
 const LIFECYCLE_CASES: Case[] = [
   {
@@ -486,7 +475,7 @@ const LIFECYCLE_CASES: Case[] = [
     success: 202,
     subject: "instance",
     prepare: async (ctx) => ({
-      li: (await call("POST", "/v0/learning-instances", { token: await adminTokenOf(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
+      li: (await call("POST", "/v0/learning-instances", { token: await freshAdminToken(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
         .body,
     }),
     params: (ctx) => ({ id: ctx.s.li.id }),
@@ -504,7 +493,7 @@ const LIFECYCLE_CASES: Case[] = [
     subject: "account",
     prepare: async (ctx) => {
       const { account } = await freshAccount(ctx);
-      const res = await call("POST", `/v0/accounts/${account.id}/erasure`, { token: await adminTokenOf(ctx.side.p) });
+      const res = await call("POST", `/v0/accounts/${account.id}/erasure`, { token: await freshAdminToken(ctx.side.p) });
       return { account, erasureId: res.body.erasure_id };
     },
     params: (ctx) => ({ erasure_id: ctx.s.erasureId }),
@@ -577,7 +566,7 @@ function pathOf(c: Case, ctx: Ctx, params: Record<string, string>): { method: st
 function tokenOf(fx: MatrixFixture, caller: CallerName): Promise<string> {
   switch (caller) {
     case "admin":
-      return adminTokenOf(fx.a);
+      return freshAdminToken(fx.a);
     case "owner":
       return mintToken(fx.a.partner_id, fx.owner.account.id, false);
     case "instructor":
@@ -585,7 +574,7 @@ function tokenOf(fx: MatrixFixture, caller: CallerName): Promise<string> {
     case "otherLearner":
       return mintToken(fx.a.partner_id, fx.other.account.id, false);
     case "otherPartnerAdmin":
-      return adminTokenOf(fx.b);
+      return freshAdminToken(fx.b);
   }
 }
 
@@ -617,19 +606,19 @@ beforeAll(async () => {
 
 const nameOf = (c: Case) => c.key;
 
-describe("authorization matrix, all routes beyond the foundation (callerRules)", () => {
-  it("every callerRules row is covered by this matrix or the foundation matrix, and each case is a row", () => {
+describe("authorization matrix, all routes beyond the roster (callerRules)", () => {
+  it("every callerRules row is covered by this matrix or the roster matrix, and each case is a row", () => {
     const keys = Object.keys(callerRules);
     const covered = new Set<string>(CASES.map((c) => c.key));
-    const uncovered = keys.filter((k) => !FOUNDATION_ROUTE.test(k) && !covered.has(k));
+    const uncovered = keys.filter((k) => !ROSTER_ROUTE.test(k) && !covered.has(k));
     expect(uncovered, "callerRules rows covered by neither matrix: add a case to test/authorization/matrix-all.test.ts").toEqual([]);
     for (const c of CASES) {
       expect(keys).toContain(c.key);
-      expect(FOUNDATION_ROUTE.test(c.key), `${c.key} belongs to the foundation matrix`).toBe(false);
+      expect(ROSTER_ROUTE.test(c.key), `${c.key} belongs to the roster matrix`).toBe(false);
     }
     expect(new Set(CASES.map(nameOf)).size, "one case per row").toBe(CASES.length);
-    // sanity: the foundation pattern still matches its rows
-    expect(keys.filter((k) => FOUNDATION_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
+    // sanity: the roster pattern still matches its rows
+    expect(keys.filter((k) => ROSTER_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
   });
 
   it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {
@@ -691,15 +680,15 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
       [assignmentPath(li, fx.sideA.goal.id, fx.sideA.world.ownerReg.id), assignmentPath(missing, missing, missing)],
     ];
     for (const [foreign, absent] of pairs) {
-      const a = await call("GET", foreign, { token: await adminTokenOf(fx.b) });
-      const b = await call("GET", absent, { token: await adminTokenOf(fx.b) });
+      const a = await call("GET", foreign, { token: await freshAdminToken(fx.b) });
+      const b = await call("GET", absent, { token: await freshAdminToken(fx.b) });
       expect(a.status, foreign).toBe(404);
       expect(b.status, absent).toBe(404);
       expect(a.body.message).toBe(b.body.message);
     }
     const body = { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true };
-    const a = await call("POST", `/v0/registrations/${fx.sideA.world.ownerReg.id}/graded-events`, { token: await adminTokenOf(fx.b), body });
-    const b = await call("POST", `/v0/registrations/${missing}/graded-events`, { token: await adminTokenOf(fx.b), body });
+    const a = await call("POST", `/v0/registrations/${fx.sideA.world.ownerReg.id}/graded-events`, { token: await freshAdminToken(fx.b), body });
+    const b = await call("POST", `/v0/registrations/${missing}/graded-events`, { token: await freshAdminToken(fx.b), body });
     expect([a.status, b.status]).toEqual([404, 404]);
     expect(a.body.message).toBe(b.body.message);
   });

@@ -1,27 +1,11 @@
-import { env } from "cloudflare:test";
-import { signAccessToken } from "../../src/auth/access-token";
-import { type Fixture, newFixture, type World } from "../foundation/fixture";
-import { call, ensureDemoGraph, type Json, type Partner, uniqueId } from "../support/api";
-import { demoGraph } from "../support/demo-graph";
-import { assignmentPath, goalBody, goalsPath } from "../support/goals";
+import { type Fixture, newFixture, type World } from "../core-api/fixture";
+import { ensureDemoGraph, freshAdminToken, type Json, type Partner, uniqueId } from "../support/api";
+import { assignGoal, createGoal, goalBody } from "../support/goals";
 
-/** The routes the foundation matrix (test/foundation/authorization-matrix.test.ts) covers. */
-export { FOUNDATION_ROUTE } from "../foundation/fixture";
+/** The routes the roster matrix (test/core-api/authorization-matrix.test.ts) covers. */
+export { ROSTER_ROUTE } from "../core-api/fixture";
 
-/**
- * A fresh, validly signed access token (same claims the token endpoint issues). Every token has
- * its own rate-limit windows, so each matrix cell and each follow-up read gets its own.
- */
-export function mintToken(partnerId: string, accountId: string, admin: boolean): Promise<string> {
-  return signAccessToken(
-    { jti: crypto.randomUUID(), partner_id: partnerId, account_id: accountId, admin, exp: Math.floor(Date.now() / 1000) + 600 },
-    env.TOKEN_SIGNING_KEY,
-  );
-}
-
-export const adminTokenOf = (p: Partner) => mintToken(p.partner_id, p.admin_account_id, true);
-
-/** One partner's resources the matrix names: the foundation world plus its graph and a goal assigned to the owner's registration. */
+/** One partner's resources the matrix names: the core-api fixture's world plus its graph and a goal assigned to the owner's registration. */
 export interface Side {
   p: Partner;
   world: World;
@@ -36,27 +20,10 @@ export interface MatrixFixture extends Fixture {
   sideB: Side;
 }
 
-export async function createGoalAs(p: Partner, liId: string, body: Json = goalBody()): Promise<Json> {
-  const res = await call("POST", goalsPath(liId), { token: await adminTokenOf(p), body });
-  if (res.status !== 201) throw new Error(`create goal: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
-export async function assignAs(p: Partner, liId: string, goalId: string, regId: string): Promise<void> {
-  const res = await call("PUT", assignmentPath(liId, goalId, regId), { token: await adminTokenOf(p) });
-  if (res.status !== 200) throw new Error(`assign goal: ${res.status} ${JSON.stringify(res.body)}`);
-}
-
-export async function createGraphAs(p: Partner, label = uniqueId("gref-mx")): Promise<Json> {
-  const res = await call("POST", "/v0/graphs", { token: await adminTokenOf(p), body: demoGraph(label) });
-  if (res.status !== 201) throw new Error(`create graph: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 async function sideOf(p: Partner, world: World): Promise<Side> {
   const graph = await ensureDemoGraph(p);
-  const goal = await createGoalAs(p, world.li.id, goalBody({ name: `Matrix goal ${uniqueId("g")}` }));
-  await assignAs(p, world.li.id, goal.id, world.ownerReg.id);
+  const goal = await createGoal(p, world.li.id, goalBody({ name: `Matrix goal ${uniqueId("g")}` }), await freshAdminToken(p));
+  await assignGoal(p, world.li.id, goal.id, world.ownerReg.id, await freshAdminToken(p));
   return { p, world, graph, goal };
 }
 

@@ -30,7 +30,7 @@ async function sums(graphId: string) {
   const items = await db.select().from(populationItems).where(eq(populationItems.graphId, graphId)).all();
   const objectives = await db.select().from(populationObjectives).where(eq(populationObjectives.graphId, graphId)).all();
   const graph = await db.select().from(populationGraphs).where(eq(populationGraphs.graphId, graphId)).get();
-  return { answers: items.reduce((s, r) => s + r.known + r.unknown, 0), items, objectives, graph };
+  return { answers: items.reduce((s, r) => s + r.known + r.unknown + r.partial, 0), items, objectives, graph };
 }
 
 async function classOnFreshGraph(learners: number) {
@@ -63,7 +63,7 @@ describe("population statistics", () => {
       expect(res.status).toBe(204);
       await flush(reg.id);
     }
-    // every graded answer is counted once: expected answers knowing the objective + not knowing it
+    // every graded answer is counted once: expected answers knowing the objective + guessing + knowing part of it
     await vi.waitFor(async () => expect((await sums(graphId)).answers).toBeCloseTo(3 * first.length, 6), { timeout: 20_000, interval: 250 });
     const before = await sums(graphId);
     expect(before.graph?.learners).toBeCloseTo(3, 9);
@@ -103,8 +103,19 @@ describe("population statistics", () => {
       graphUuid: graphId,
       observations: [],
       population: {
-        items: { "mref-a1": { objective: "lref-a", known: 0.75, knownRight: 0.7, unknown: 0.25, unknownRight: 0.05 } },
-        objectives: { "lref-a": { episodes: 1, knownAtStart: 0.5, learnOpportunities: 1, learnings: 0.25, teachOpportunities: 0, teachings: 0 } },
+        items: { "mref-a1": { objective: "lref-a", known: 0.75, knownRight: 0.7, unknown: 0.2, unknownRight: 0.05, partial: 0.05 } },
+        objectives: {
+          "lref-a": {
+            episodes: 1,
+            knownAtStart: 0.5,
+            learnOpportunities: 1,
+            learnings: 0.25,
+            teachOpportunities: 0,
+            teachings: 0,
+            partialEntries: 0.1,
+            directEntries: 0.15,
+          },
+        },
         speed: { learners: 1, logSquares: 0.1 },
       },
     };

@@ -1,8 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createPathwiseClient, isPathwiseError } from "../../client";
-import { call, createAccount, createInstance, newPartner, register } from "../support/api";
-import { freshAdminToken } from "../support/tutoring";
+import { call, createAccount, createInstance, freshAdminToken, newPartner, register } from "../support/api";
 
 /** pathwise/client's data lifecycle helpers against the real Worker: pw.eraseAccount waits for the receipt; the export iterators stream. */
 describe("pathwise/client: erasure and export", () => {

@@ -5,12 +5,11 @@ import { openDb } from "../../src/db/client";
 import { accountProjections, populationGraphs, populationItems, populationObjectives } from "../../src/db/schema";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { clearPopulationCache } from "../../src/services/population-rates";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
-import { createGoal } from "../support/goals";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { assignGoal, createGoal } from "../support/goals";
 import { completedReceipt, requestErasure } from "../support/lifecycle";
 import { outboxSize, registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
-import { assignGoal, freshAdminToken } from "../support/tutoring";
 
 /**
  * Erasure inside a class (decisions.md "Student data lifecycle"; issue 20): the class pages stop
@@ -35,7 +34,7 @@ async function population(graphId: string) {
     version: (await db().select().from(populationGraphs).where(eq(populationGraphs.graphId, graphId)).get())?.version,
   };
 }
-const answersIn = (p: Awaited<ReturnType<typeof population>>) => p.items.reduce((s, r) => s + r.known + r.unknown, 0);
+const answersIn = (p: Awaited<ReturnType<typeof population>>) => p.items.reduce((s, r) => s + r.known + r.unknown + r.partial, 0);
 
 const answers = (n: number, shift: number) => ({
   events: Array.from({ length: n }, (_, k) => ({

@@ -4,11 +4,11 @@ import { openDb } from "../../src/db/client";
 import type { IngestRequest } from "../../src/objects/registration/rpc";
 import { claimStatements } from "../../src/services/xapi";
 import type { MappedStatement } from "../../src/services/xapi-mapping";
-import { call, createAccount, createInstance, type Json, newPartner, register } from "../support/api";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
 import { createGoal } from "../support/goals";
 import { graded, receipt, requestErasure } from "../support/lifecycle";
+import { registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
-import { freshAdminToken } from "../support/tutoring";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -101,7 +101,7 @@ describe("erasure while events are posted", () => {
       ignoreInvalidModuleIds: false,
       nowMs,
     };
-    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(reg.id));
+    const stub = registrationObject(reg.id);
     const [outcome, counts] = await Promise.all([stub.ingest(request), stub.erase()]);
     expect(outcome).toMatchObject({ ok: false, status: 404 });
     expect(counts.events).toBe(1);

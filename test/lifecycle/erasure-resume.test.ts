@@ -8,10 +8,9 @@ import worker from "../../src/index";
 import { advanceErasure } from "../../src/services/erasure/job";
 import type { ErasureMessage } from "../../src/services/erasure/queue";
 import { accountForErasure, requestErasure } from "../../src/services/erasure/request";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { completedReceipt, receipt } from "../support/lifecycle";
 import { scanObjects } from "../support/storage-scan";
-import { freshAdminToken } from "../support/tutoring";
 
 /**
  * An erasure survives the Worker dying half way (issue 20: "resumable if the Worker dies half way;

@@ -7,11 +7,10 @@ import { accountProjections, accounts, appliedModelUpdates, deadLetters, erasedR
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { registrationDigest } from "../../src/services/erasure/fence";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
-import { createGoal } from "../support/goals";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
+import { assignGoal, createGoal } from "../support/goals";
 import { completedReceipt, graded, receipt, requestErasure } from "../support/lifecycle";
 import { d1Tables, scanD1, scanObjects } from "../support/storage-scan";
-import { assignGoal, freshAdminToken } from "../support/tutoring";
 
 /**
  * decisions.md "Student data lifecycle", issue 20's first "done when": an account with several

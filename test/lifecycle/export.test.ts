@@ -2,9 +2,8 @@ import { SELF } from "cloudflare:test";
 import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccountExportSchema, DataRequestViewSchema, XapiStatementSchema } from "../../src/schemas/data-lifecycle";
-import { BASE, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
-import { createGoal } from "../support/goals";
-import { assignGoal, freshAdminToken } from "../support/tutoring";
+import { BASE, call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { assignGoal, createGoal } from "../support/goals";
 
 /**
  * GET /v0/accounts/{id}/export (decisions.md "Student data lifecycle"): the account's data as one

@@ -3,10 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { AccountExportSchema } from "../../src/schemas/data-lifecycle";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
-import { createGoal } from "../support/goals";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { assignGoal, createGoal } from "../support/goals";
 import { eventCount, registrationObject } from "../support/registration-object";
-import { assignGoal, freshAdminToken } from "../support/tutoring";
 
 /**
  * Retention (decisions.md "Student data lifecycle"): the partner setting `event_retention_days`;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { INTENTS_BY_BEHAVIOR } from "../../src/policy";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
-import { call } from "../support/api";
-import { answer, answers, assignGoal, freshAdminToken, recommendation, tutoringWorld } from "../support/tutoring";
+import { call, freshAdminToken } from "../support/api";
+import { assignGoal } from "../support/goals";
+import { answer, answers, recommendation, tutoringWorld } from "../support/tutoring";
 
 /** Spec 2.4 / 4.5 through the Worker: the demo graph is lref-a <- lref-b <- lref-c (c needs b needs a), lref-a <- lref-d. */
 

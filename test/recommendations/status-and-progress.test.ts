@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { StatusTableSchema } from "../../src/schemas/status-and-progress";
 import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
-import { answers, assignGoal, type TutoringWorld } from "../support/tutoring";
+import { assignGoal } from "../support/goals";
+import { answers, type TutoringWorld } from "../support/tutoring";
 
 /** Spec 4.4 through the Worker: paging, rows per decisions.md, unassigned cells, validation. */
 

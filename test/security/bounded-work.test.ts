@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectErrorBody } from "../foundation/fixture";
+import { expectErrorBody } from "../core-api/fixture";
 import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
 import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
 

@@ -7,14 +7,24 @@ import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/services/item-params";
-import { expectErrorBody } from "../foundation/fixture";
-import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
+import { expectErrorBody } from "../core-api/fixture";
+import {
+  type ApiResponse,
+  call,
+  createAccount,
+  createInstance,
+  freshAdminToken,
+  type Json,
+  newPartner,
+  type Partner,
+  register,
+  uniqueId,
+} from "../support/api";
 import { fetchWith } from "../support/app";
 import { rowCounts } from "../support/d1-counts";
 import { interceptD1 } from "../support/d1-intercept";
 import { demoGraph } from "../support/demo-graph";
 import { eventCount, learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
-import { freshAdminToken } from "../support/tutoring";
 
 /**
  * Fault injection inside workerd (docs/security.md "Failures"), with no test hook in production

@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectErrorBody, expectValidation } from "../foundation/fixture";
+import { expectErrorBody, expectValidation } from "../core-api/fixture";
 import {
   type ApiResponse,
   BASE,
@@ -8,6 +8,7 @@ import {
   createAccount,
   createInstance,
   ensureDemoGraph,
+  freshAdminToken,
   type Json,
   newPartner,
   type Partner,
@@ -15,7 +16,6 @@ import {
   uniqueId,
 } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
-import { freshAdminToken } from "../support/tutoring";
 
 /**
  * decisions.md "Input hygiene": request bodies are UTF-8 or 400; identifiers a partner chooses carry

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, type Partner, register } from "../support/api";
+import { call, createAccount, createInstance, freshAdminToken, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
-import { freshAdminToken } from "../support/tutoring";
 
 /** The operator diagnostics (docs/security.md): off unless OPERATOR_TOKEN is set, then only for that token. */
 

@@ -3,11 +3,10 @@ import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { goals, registrations } from "../../src/db/schema";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
 import { eventCount } from "../support/registration-object";
-import { freshAdminToken } from "../support/tutoring";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a learning instance being deleted accepts no

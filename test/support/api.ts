@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { hc } from "hono/client";
 import type { AppType } from "../../src/app";
+import { signAccessToken } from "../../src/auth/access-token";
 import { openDb } from "../../src/db/client";
 import type { RegistrationType } from "../../src/domain/vocabulary";
 import type { GraphDocument } from "../../src/graphs/graph-document";
@@ -80,6 +81,21 @@ let counter = 0;
 export const uniqueId = (prefix = "user") => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
 /**
+ * A fresh, validly signed access token (the claims the token endpoint issues), minted without a
+ * request. Every token has its own rate-limit windows, so tests that call one endpoint more often
+ * than its per-token limit allows, and each authorization-matrix cell, use fresh ones.
+ */
+export function mintToken(partnerId: string, accountId: string, admin: boolean): Promise<string> {
+  return signAccessToken(
+    { jti: crypto.randomUUID(), partner_id: partnerId, account_id: accountId, admin, exp: Math.floor(Date.now() / 1000) + 600 },
+    env.TOKEN_SIGNING_KEY,
+  );
+}
+
+/** A fresh admin token of the partner (see mintToken). */
+export const freshAdminToken = (p: Partner): Promise<string> => mintToken(p.partner_id, p.admin_account_id, true);
+
+/**
  * The Worker's routes as a typed client (`hc<AppType>`): request bodies and response bodies are
  * typed by the API's own zod schemas, so a response-schema change breaks the type-check of every
  * helper and test that reads the changed field, not only a test run.
@@ -101,8 +117,8 @@ export async function createAccount(p: Partner, externalUserId = uniqueId()) {
 }
 
 /** Ingests a graph document (default: the demo graph, label gref-demo) for the partner; returns the 201 body. */
-export async function createGraph(p: Partner, doc: GraphDocument = demoGraph()) {
-  const res = await client(p.adminToken).v0.graphs.$post({ json: doc });
+export async function createGraph(p: Partner, doc: GraphDocument = demoGraph(), token = p.adminToken) {
+  const res = await client(token).v0.graphs.$post({ json: doc });
   return res.status === 201 ? res.json() : failure("create graph", res);
 }
 

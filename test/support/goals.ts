@@ -13,11 +13,17 @@ export async function postGoal(p: Partner | string, liId: string, body: Json): P
   return call("POST", goalsPath(liId), { token: typeof p === "string" ? p : p.adminToken, body });
 }
 
-/** Creates a goal as the partner admin; returns the 201 body. */
-export async function createGoal(p: Partner, liId: string, body: Json = goalBody()): Promise<Json> {
-  const res = await postGoal(p, liId, body);
+/** Creates a goal as the partner admin (its standing token unless `token` is given); returns the 201 body. */
+export async function createGoal(p: Partner, liId: string, body: Json = goalBody(), token = p.adminToken): Promise<Json> {
+  const res = await postGoal(token, liId, body);
   if (res.status !== 201) throw new Error(`create goal: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** Assigns the goal to the registration as the partner admin (its standing token unless `token` is given). */
+export async function assignGoal(p: Partner, liId: string, goalId: string, regId: string, token = p.adminToken): Promise<void> {
+  const res = await call("PUT", assignmentPath(liId, goalId, regId), { token });
+  if (res.status !== 200) throw new Error(`assign goal: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 /** The goal's resolved scope (GET ?resolved_scope=true). */

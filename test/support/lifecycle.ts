@@ -1,6 +1,5 @@
 import { vi } from "vitest";
-import { type ApiResponse, call, type Json, type Partner } from "./api";
-import { freshAdminToken } from "./tutoring";
+import { type ApiResponse, call, freshAdminToken, type Json, type Partner } from "./api";
 
 /** POST .../erasure as the partner admin (a fresh token: the receipt polls stay inside every window). */
 export async function requestErasure(p: Partner, path: string): Promise<ApiResponse> {

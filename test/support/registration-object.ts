@@ -8,12 +8,13 @@ import { type ModelState, ModelStateStore, replayModelState } from "../../src/ob
 import { Outbox } from "../../src/objects/registration/outbox";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { loadRuntimeGraph } from "../../src/services/graph-store";
+import { registrationObject as registrationObjectOf } from "../../src/services/registrations";
 
 /**
  * Reads of a registration's Durable Object storage for tests, through the same modules the object
  * uses (the production class exposes no test-only accessors).
  */
-export const registrationObject = (id: string) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id));
+export const registrationObject = (id: string) => registrationObjectOf(env, id);
 
 const inObject = <T>(id: string, read: (storage: DurableObjectStorage, object: RegistrationObject) => T | Promise<T>): Promise<T> =>
   runInDurableObject(registrationObject(id), (object: RegistrationObject, state) => read(state.storage, object));

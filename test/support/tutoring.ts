@@ -1,18 +1,5 @@
-import { env } from "cloudflare:test";
-import { signAccessToken } from "../../src/auth/access-token";
-import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "./api";
-
-/**
- * A partner's admin token minted directly: each token has its own rate-limit windows, so tests that
- * call one registration's recommendation or event endpoints more than 15 times a minute use a
- * fresh token per call.
- */
-export function freshAdminToken(p: Partner): Promise<string> {
-  return signAccessToken(
-    { jti: crypto.randomUUID(), partner_id: p.partner_id, account_id: p.admin_account_id, admin: true, exp: Math.floor(Date.now() / 1000) + 600 },
-    env.TOKEN_SIGNING_KEY,
-  );
-}
+import { type ApiResponse, call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "./api";
+import { assignGoal, createGoal } from "./goals";
 
 /** A learner in an instance on the demo graph (lref-a <- lref-b <- lref-c, lref-a <- lref-d) with one goal assigned. */
 export interface TutoringWorld {
@@ -29,15 +16,9 @@ export async function tutoringWorld(
   const partner = p ?? (await newPartner("Tutoring partner"));
   const li = await createInstance(partner);
   const reg = await register(partner, (await createAccount(partner)).id, li.id, "learner");
-  const created = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, { token: partner.adminToken, body: goal });
-  if (created.status !== 201) throw new Error(`create goal: ${created.status} ${JSON.stringify(created.body)}`);
-  await assignGoal(partner, li.id, created.body.id, reg.id);
-  return { p: partner, li, reg, goalId: created.body.id };
-}
-
-export async function assignGoal(p: Partner, liId: string, goalId: string, regId: string): Promise<void> {
-  const res = await call("PUT", `/v0/learning-instances/${liId}/scoped-goals/${goalId}/registrations/${regId}`, { token: p.adminToken });
-  if (res.status !== 200) throw new Error(`assign: ${res.status} ${JSON.stringify(res.body)}`);
+  const created = await createGoal(partner, li.id, goal);
+  await assignGoal(partner, li.id, created.id, reg.id);
+  return { p: partner, li, reg, goalId: created.id };
 }
 
 export async function recommendation(w: TutoringWorld, query = "", goalId = w.goalId): Promise<ApiResponse> {

@@ -1,7 +1,9 @@
-import { and, eq, notInArray, sql } from "drizzle-orm";
+import { and, eq, notInArray } from "drizzle-orm";
+import { IN_BOUND_LIST, inList } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { type ErasureRow, erasureTargets, learningInstances, registrations } from "../../db/schema";
 import type { Env } from "../../env";
+import { registrationObject } from "../registrations";
 import { addProgress, countedDelete, sumCounts } from "./ledger";
 
 const REPUBLISH_AT_ONCE = 25;
@@ -36,7 +38,7 @@ export async function removeProjections(env: Env, db: Db, erasure: ErasureRow): 
       erasure.id,
       "account_projections",
       "account_projections",
-      "graph_id = ? AND account_id IN (SELECT value FROM json_each(?))",
+      `graph_id = ? AND account_id ${IN_BOUND_LIST}`,
       instance.graphUuid,
       JSON.stringify(accountIds),
     ),
@@ -47,14 +49,14 @@ export async function removeProjections(env: Env, db: Db, erasure: ErasureRow): 
     .innerJoin(learningInstances, eq(learningInstances.id, registrations.learningInstanceId))
     .where(
       and(
-        sql`${registrations.accountId} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)}))`,
+        inList(registrations.accountId, accountIds),
         eq(learningInstances.graphUuid, instance.graphUuid),
         notInArray(registrations.id, db.select({ id: erasureTargets.registrationId }).from(erasureTargets).where(eq(erasureTargets.erasureId, erasure.id))),
       ),
     )
     .all();
   for (let i = 0; i < others.length; i += REPUBLISH_AT_ONCE) {
-    await Promise.all(others.slice(i, i + REPUBLISH_AT_ONCE).map((r) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(r.id)).republishProjection()));
+    await Promise.all(others.slice(i, i + REPUBLISH_AT_ONCE).map((r) => registrationObject(env, r.id).republishProjection()));
   }
   return true;
 }

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { inList } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { erasedRegistrations } from "../../db/schema";
 import { sha256Hex } from "../../lib/digest";
@@ -40,11 +41,7 @@ export function isFenceRefusal(error: unknown): boolean {
 export async function erasedAmong(db: Db, registrationIds: Iterable<string>): Promise<Set<string>> {
   const ids = [...new Set(registrationIds)];
   const digests = await Promise.all(ids.map(registrationDigest));
-  const rows = await db
-    .select({ digest: erasedRegistrations.digest })
-    .from(erasedRegistrations)
-    .where(sql`${erasedRegistrations.digest} IN (SELECT value FROM json_each(${JSON.stringify(digests)}))`)
-    .all();
+  const rows = await db.select({ digest: erasedRegistrations.digest }).from(erasedRegistrations).where(inList(erasedRegistrations.digest, digests)).all();
   const erased = new Set(rows.map((r) => r.digest));
   return new Set(ids.filter((_, i) => erased.has(digests[i] as string)));
 }

@@ -1,13 +1,15 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { IN_BOUND_LIST, jsonEach } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { accessTokens, ERASURE_STEPS, type ErasureRow, type ErasureStep, erasedRegistrations, erasures, erasureTargets } from "../../db/schema";
 import type { Env } from "../../env";
+import { registrationObject } from "../registrations";
 import { finishErasure, removeProjections } from "./cleanup";
 import { registrationDigest } from "./fence";
 import { addProgress } from "./ledger";
 
 /**
- * The erasure job (decisions.md "Student data lifecycle", docs/privacy.md "Erasure"): driven by the
+ * The erasure job (docs/privacy.md "Erasure"): driven by the
  * erasure queue (src/queues/erasures.ts), never on a request's path. It runs the erasure's steps in
  * order, each in bounded chunks, and records the next step in D1, so a job that dies half way is
  * resumed where it stopped (the queue redelivers, the scheduled handler re-sends stalled ones). Every
@@ -58,7 +60,7 @@ async function digests(_env: Env, db: Db, erasure: ErasureRow): Promise<boolean>
   const targets = await db.select({ id: erasureTargets.registrationId }).from(erasureTargets).where(eq(erasureTargets.erasureId, erasure.id)).all();
   const all = await Promise.all(targets.map((t) => registrationDigest(t.id)));
   for (let i = 0; i < all.length; i += 500) {
-    await db.run(sql`INSERT OR IGNORE INTO ${erasedRegistrations} (digest) SELECT value FROM json_each(${JSON.stringify(all.slice(i, i + 500))})`);
+    await db.run(sql`INSERT OR IGNORE INTO ${erasedRegistrations} (digest) SELECT value FROM ${jsonEach(all.slice(i, i + 500))}`);
   }
   return true;
 }
@@ -79,7 +81,7 @@ async function tokens(env: Env, db: Db, erasure: ErasureRow): Promise<boolean> {
   const windows = await Promise.all(live.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).erase(t.expiresAt)));
   await env.DB.batch([
     addProgress(env.DB, erasure.id, { access_tokens: rows.length, token_gates: live.length, rate_limit_windows: windows.reduce((a, b) => a + b, 0) }, now),
-    env.DB.prepare("DELETE FROM access_tokens WHERE jti IN (SELECT value FROM json_each(?))").bind(JSON.stringify(rows.map((t) => t.jti))),
+    env.DB.prepare(`DELETE FROM access_tokens WHERE jti ${IN_BOUND_LIST}`).bind(JSON.stringify(rows.map((t) => t.jti))),
   ]);
   return false;
 }
@@ -93,7 +95,7 @@ async function objects(env: Env, db: Db, erasure: ErasureRow): Promise<boolean> 
     .limit(OBJECTS_AT_ONCE)
     .all();
   if (pending.length === 0) return true;
-  const counts = await Promise.all(pending.map((t) => env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(t.id)).erase()));
+  const counts = await Promise.all(pending.map((t) => registrationObject(env, t.id).erase()));
   await db.batch([
     db.update(erasures).set({ updatedAt: Date.now() }).where(eq(erasures.id, erasure.id)),
     ...pending.map((t, i) =>

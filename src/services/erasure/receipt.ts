@@ -8,7 +8,7 @@ export async function findErasure(db: Db, id: string): Promise<ErasureRow | unde
   return db.select().from(erasures).where(eq(erasures.id, id)).get();
 }
 
-/** The receipt (decisions.md "Student data lifecycle"): while pending, `removed` says what is gone so far. */
+/** The receipt (docs/privacy.md "Erasure"): while pending, `removed` says what is gone so far. */
 export function erasureReceipt(row: ErasureRow): z.infer<typeof ErasureReceiptSchema> {
   return {
     erasure_id: row.id,

@@ -46,8 +46,8 @@ export async function instanceForErasure(db: Db, id: string): Promise<LearningIn
 }
 
 /**
- * Requests the erasure of an account or a learning instance (decisions.md "Student data
- * lifecycle"). One D1 batch (a transaction) hides the subject at once and records the work: the
+ * Requests the erasure of an account or a learning instance (docs/privacy.md
+ * "Erasure"). One D1 batch (a transaction) hides the subject at once and records the work: the
  * account becomes a tombstone (external_user_id replaced by its digest, disabled, `erased_at`) or
  * the instance is marked deleted and erased; their registrations are marked deleted (404 from now
  * on, gone from class pages) and listed as the erasure's targets; the erasure and its data-request

@@ -6,6 +6,7 @@ import type { Env } from "../../env";
 import { EXPORT_PAGE_EVENTS, type ExportedEventRow } from "../../objects/registration/export";
 import type { AccountExportSchema } from "../../schemas/data-lifecycle";
 import { goalSpecOf } from "../goal-specs";
+import { registrationObject } from "../registrations";
 import { type StatementContext, statementOf } from "./xapi-statements";
 
 type AccountExport = z.infer<typeof AccountExportSchema>;
@@ -35,7 +36,7 @@ type Registration = Awaited<ReturnType<typeof registrationsOf>>[number];
 
 /** The stored events of a registration, a page at a time from its Durable Object (never the whole log at once). */
 async function* eventPages(env: Env, registrationId: string): AsyncGenerator<{ events: ExportedEventRow[]; removed: number }> {
-  const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId));
+  const stub = registrationObject(env, registrationId);
   let after: number | undefined = 0;
   while (after !== undefined) {
     const page = await stub.exportEvents(after, EXPORT_PAGE_EVENTS);
@@ -76,7 +77,7 @@ async function registrationHead(env: Env, db: Db, r: Registration, removed: numb
   const graphUuid = r.instance.graphUuid;
   if (graphUuid && r.graphVersion !== null) {
     const graph = { uuid: graphUuid, version: r.graphVersion };
-    const stub = env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(r.registration.id));
+    const stub = registrationObject(env, r.registration.id);
     const objectives = Object.keys((await stub.learnerState()).objectives).sort();
     const nowMs = Date.now();
     const values = objectives.length ? await stub.metricsRow({ metric: "proficiency", graph, goals: [], objectiveIds: objectives, nowMs }) : [];
@@ -107,8 +108,8 @@ async function registrationHead(env: Env, db: Db, r: Registration, removed: numb
 }
 
 /**
- * GET /v0/accounts/{id}/export: the account's data as one JSON document (decisions.md "Student
- * data lifecycle"), produced piece by piece: the account, then per registration its head (goals,
+ * GET /v0/accounts/{id}/export: the account's data as one JSON document (docs/privacy.md
+ * "Export"), produced piece by piece: the account, then per registration its head (goals,
  * beliefs, statuses) and its events a page at a time, so memory holds one page whatever the log's length.
  */
 export async function* accountDocument(env: Env, db: Db, account: AccountRow, tally: ExportTally): AsyncGenerator<string> {

@@ -3,8 +3,8 @@ import type { ExportedEventRow } from "../../objects/registration/export";
 import type { XapiStatementSchema } from "../../schemas/data-lifecycle";
 
 /**
- * A stored event as an xAPI 1.0.3 statement (decisions.md "Student data lifecycle": the export
- * with `?format=xapi`; docs/privacy.md "Export" has the mapping table). Statement ids are
+ * A stored event as an xAPI 1.0.3 statement (the export with
+ * `?format=xapi`; docs/privacy.md "Export" has the mapping table). Statement ids are
  * name-based (UUID version 5 of the registration and the event's sequence number), so exporting
  * twice gives the same statements and an LRS stores each once. No `version`, `stored` or
  * `authority`: an LRS sets them.
@@ -51,8 +51,8 @@ export function isoDuration(ms: number): string {
 export async function uuidV5(name: string, namespace = STATEMENT_NAMESPACE): Promise<string> {
   const ns = Uint8Array.from(namespace.replace(/-/g, "").match(/../g) ?? [], (h) => Number.parseInt(h, 16));
   const bytes = new Uint8Array(await crypto.subtle.digest("SHA-1", new Uint8Array([...ns, ...new TextEncoder().encode(name)]))).slice(0, 16);
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x50;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

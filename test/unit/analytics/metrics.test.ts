@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { objectiveBelief } from "../../../src/analytics/beliefs";
 import { expectedScoreValue, type MetricContext, proficiencyValue, stateProjection } from "../../../src/analytics/metrics";
-import { applyProjectionMessage, projectionMessages } from "../../../src/analytics/projection";
+import { applyProjectionMessage } from "../../../src/analytics/projection";
+import { projectionMessages } from "../../../src/analytics/projection-publish";
 
 const filter = { priorVarGlobal: 1, priorVarObjective: 0.3, forgetVarPerDay: 0.01 };
 const ctx: MetricContext = { nowMs: 0, filter, globalDifficulty: 0 };

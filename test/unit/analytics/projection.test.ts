@@ -1,21 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { objectiveBelief } from "../../../src/analytics/beliefs";
+import { addAnswered, answeredCount, COVERAGE_SKETCH, coverage } from "../../../src/analytics/coverage-sketch";
 import { predictedScores } from "../../../src/analytics/predicted-score";
 import {
   type AccountGraphProjection,
-  addAnswered,
-  answeredCount,
   applyProjectionMessage,
-  COVERAGE_SKETCH,
-  coverage,
   MAX_REGISTRATIONS,
   mergeProjections,
   type ProjectionMessage,
-  parseProjectionMessage,
-  projectionMessages,
   projectionOfMessage,
-  removalMessage,
 } from "../../../src/analytics/projection";
+import { parseProjectionMessage } from "../../../src/analytics/projection-message";
+import { projectionMessages, removalMessage } from "../../../src/analytics/projection-publish";
 import { mulberry32 } from "../../../src/model/math";
 
 const filter = { priorVarGlobal: 1, priorVarObjective: 0.3, forgetVarPerDay: 0.01 };

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../../bench/lib/synthetic-graph";
 import { buildRuntimeGraph } from "../../../src/graphs/build-runtime-graph";
 import type { GraphDocument } from "../../../src/graphs/graph-document";
-import { nonAdditiveChanges, removedIds, validateGraph } from "../../../src/graphs/validate-graph";
+import { nonAdditiveChanges, removedIds } from "../../../src/graphs/graph-update-rules";
+import { validateGraph } from "../../../src/graphs/validate-graph";
 import { demoGraph } from "../../support/demo-graph";
 
 const doc = (): GraphDocument => structuredClone(demoGraph());

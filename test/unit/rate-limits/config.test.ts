@@ -2,15 +2,14 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, configFrom } from "../../../src/config";
 import type { Env } from "../../../src/env";
 import { scaledLimit } from "../../../src/rate-limits/table";
+import { configOf } from "../support/config";
 
-const KEY = "test-signing-key-0123456789abcdef0123456789abcdef";
-const config = (vars: Record<string, string | undefined>) => configFrom({ TOKEN_SIGNING_KEY: KEY, ...vars } as unknown as Env);
-const rl = (vars: Record<string, string | undefined>) => config(vars).rateLimits;
+const rl = (vars: Record<string, string | undefined>) => configOf(vars).rateLimits;
 
 describe("configuration", () => {
   it("defaults to the spec's limits, 60 requests/min per (IP, path) and a queue of 10", () => {
     expect(rl({})).toEqual({ enabled: true, multiplier: 1, ipLimit: 60, ipQueueSize: 10 });
-    expect(config({})).toMatchObject({ accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 14 * 24 * 3600 });
+    expect(configOf({})).toMatchObject({ accessTokenTtlSeconds: 3600, refreshTokenTtlSeconds: 14 * 24 * 3600 });
   });
 
   it("RATE_LIMIT_MULTIPLIER scales; 0 and off disable", () => {
@@ -35,11 +34,11 @@ describe("configuration", () => {
       ["ACCESS_TOKEN_TTL_SECONDS", "1h"],
       ["REFRESH_TOKEN_TTL_SECONDS", "2.5"],
     ]) {
-      expect(() => config({ [name as string]: value }), `${name}=${value}`).toThrow(ConfigError);
-      expect(() => config({ [name as string]: value })).toThrow(name as string);
+      expect(() => configOf({ [name as string]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => configOf({ [name as string]: value })).toThrow(name as string);
     }
     expect(() => configFrom({} as Env)).toThrow(/TOKEN_SIGNING_KEY/);
-    expect(() => config({ TOKEN_SIGNING_KEY: "short" })).toThrow(/TOKEN_SIGNING_KEY/);
+    expect(() => configOf({ TOKEN_SIGNING_KEY: "short" })).toThrow(/TOKEN_SIGNING_KEY/);
   });
 
   it("scaled limits round and never drop below 1", () => {

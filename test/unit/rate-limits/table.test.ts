@@ -146,7 +146,7 @@ describe("rate-limit table (spec 8.2)", () => {
       const route = routes.find((r) => routeShape(r) === routeShape(key));
       if (route) expect(rateLimitFor(route), route).toBe(rateLimits[key]);
     }
-    // the routes of the foundation are all there
+    // the roster routes are all there
     for (const key of ["POST /v0/accounts", "GET /v0/accounts/current", "GET /v0/registrations/{reg_id}", "GET /v0/learning-instances/{li_id}/registrations"]) {
       expect(rateLimitFor(key), key).toBeDefined();
     }

@@ -1,19 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, configFrom } from "../../../src/config";
-import type { Env } from "../../../src/env";
-
-const KEY = "test-signing-key-0123456789abcdef0123456789abcdef";
-const config = (vars: Record<string, string | undefined>) => configFrom({ TOKEN_SIGNING_KEY: KEY, ...vars } as unknown as Env);
+import { ConfigError } from "../../../src/config";
+import { configOf } from "../support/config";
 
 describe("CORS_ALLOWED_ORIGINS", () => {
   it("unset or empty: CORS off (no origins)", () => {
-    expect(config({}).corsAllowedOrigins).toEqual([]);
-    expect(config({ CORS_ALLOWED_ORIGINS: "" }).corsAllowedOrigins).toEqual([]);
-    expect(config({ CORS_ALLOWED_ORIGINS: " , " }).corsAllowedOrigins).toEqual([]);
+    expect(configOf({}).corsAllowedOrigins).toEqual([]);
+    expect(configOf({ CORS_ALLOWED_ORIGINS: "" }).corsAllowedOrigins).toEqual([]);
+    expect(configOf({ CORS_ALLOWED_ORIGINS: " , " }).corsAllowedOrigins).toEqual([]);
   });
 
   it("a comma-separated list, each entry normalized to the origin a browser sends", () => {
-    expect(config({ CORS_ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:5173,https://admin.example.com:443/" }).corsAllowedOrigins).toEqual([
+    expect(configOf({ CORS_ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:5173,https://admin.example.com:443/" }).corsAllowedOrigins).toEqual([
       "https://app.example.com",
       "http://localhost:5173",
       "https://admin.example.com",
@@ -30,16 +27,16 @@ describe("CORS_ALLOWED_ORIGINS", () => {
       "a.example.com",
       "null",
     ]) {
-      expect(() => config({ CORS_ALLOWED_ORIGINS: `https://ok.example.com,${bad}` }), bad).toThrow(ConfigError);
-      expect(() => config({ CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(/CORS_ALLOWED_ORIGINS/);
+      expect(() => configOf({ CORS_ALLOWED_ORIGINS: `https://ok.example.com,${bad}` }), bad).toThrow(ConfigError);
+      expect(() => configOf({ CORS_ALLOWED_ORIGINS: bad }), bad).toThrow(/CORS_ALLOWED_ORIGINS/);
     }
   });
 });
 
 describe("OPERATOR_TOKEN", () => {
   it("unset: the operator diagnostics are off; set: at least 32 characters", () => {
-    expect(config({}).operatorToken).toBeUndefined();
-    expect(config({ OPERATOR_TOKEN: "o".repeat(32) }).operatorToken).toBe("o".repeat(32));
-    expect(() => config({ OPERATOR_TOKEN: "short" })).toThrow(/OPERATOR_TOKEN/);
+    expect(configOf({}).operatorToken).toBeUndefined();
+    expect(configOf({ OPERATOR_TOKEN: "o".repeat(32) }).operatorToken).toBe("o".repeat(32));
+    expect(() => configOf({ OPERATOR_TOKEN: "short" })).toThrow(/OPERATOR_TOKEN/);
   });
 });

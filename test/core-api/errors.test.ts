@@ -8,7 +8,7 @@ beforeAll(async () => {
   fx = await newFixture();
 });
 
-/** Every foundation endpoint with ids of existing resources of partner A (so a bad body is the only problem). */
+/** Every roster endpoint (ROSTER_ROUTE) with ids of existing resources of partner A (so a bad body is the only problem). */
 function endpoints(): { method: string; path: string; hasBody: boolean }[] {
   const w = fx.world;
   return [

@@ -82,8 +82,8 @@ export function expectValidation(res: ApiResponse, path: string): void {
   for (const d of res.body.details) expect(typeof d.message).toBe("string");
 }
 
-/** The endpoints of the foundation issue: accounts, batch, learning instances (incl. list and their registrations), registrations. */
-export const FOUNDATION_ROUTE =
+/** The roster endpoints: accounts, batch, learning instances (incl. list and their registrations), registrations. */
+export const ROSTER_ROUTE =
   /^(GET|POST|PUT|PATCH|DELETE) \/v0\/(accounts(\/current|\/\{[^}/]+\})?|batch|learning-instances(\/\{[^}/]+\}(\/registrations)?)?|registrations(\/\{[^}/]+\})?)$/;
 
 /** The five callers of the authorization matrices. */

@@ -7,17 +7,17 @@ import {
   expectCellOutcome,
   expectErrorBody,
   type Fixture,
-  FOUNDATION_ROUTE,
   factsOf,
   newFixture,
   newMember,
   newWorld,
+  ROSTER_ROUTE,
   type SubjectKind,
   type World,
 } from "./fixture";
 
 /**
- * The authorization matrix of the foundation issue: every endpoint of the issue, called by each
+ * The authorization matrix of the roster endpoints (ROSTER_ROUTE), called by each
  * kind of caller, with the expected status derived from the roles in `callerRules` (the table the
  * middleware uses). A resource of another partner is always 404, never 403; a refused request
  * changes nothing.
@@ -296,16 +296,16 @@ async function freshWorld(c: Case): Promise<World> {
 }
 
 describe("authorization matrix (callerRules)", () => {
-  it("covers every foundation route of callerRules, and nothing that is not in it", () => {
-    const foundationKeys = Object.keys(callerRules).filter((k) => FOUNDATION_ROUTE.test(k));
+  it("covers every roster route of callerRules, and nothing that is not in it", () => {
+    const rosterKeys = Object.keys(callerRules).filter((k) => ROSTER_ROUTE.test(k));
     const covered = new Set(CASES.map((c) => c.key));
     expect(
-      foundationKeys.filter((k) => !covered.has(k as RouteKey)),
+      rosterKeys.filter((k) => !covered.has(k as RouteKey)),
       "callerRules rows without a matrix case",
     ).toEqual([]);
     for (const c of CASES) expect(Object.keys(callerRules)).toContain(c.key);
     // sanity: the derivation is not vacuous
-    expect(foundationKeys.length).toBeGreaterThanOrEqual(14);
+    expect(rosterKeys.length).toBeGreaterThanOrEqual(14);
   });
 
   it("derives the expected cells from the table (spot checks against the spec's text)", () => {
