@@ -15,8 +15,7 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
-import { BASE, call, type Json, newPartner, type Partner } from "../support/api";
-import { freshAdminToken } from "../support/tutoring";
+import { BASE, call, freshAdminToken, type Json, newPartner, type Partner } from "../support/api";
 
 /**
  * decisions.md "Input hygiene" (turn 3): every endpoint's largest allowed request finishes well inside
