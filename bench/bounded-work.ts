@@ -1,12 +1,13 @@
 // Bounded work (issue 19; docs/security.md "Limits"):
 //   npm run bench -- bounded-work [--learners 10000] [--history 500] [--events 20] [--goals 40]
-//     [--runs 3] [--seconds 10] [--clients 1,2,4] [--only largest|fairness] [--quick]
+//     [--runs 3] [--seconds 10] [--clients 1,2,4] [--only largest|fairness] [--rows TEXT[,TEXT]] [--quick]
 // The Worker as deployed, in one workerd with its real bindings (the throughput harness:
 // bench/throughput/build.ts, server.ts; rate limits off), and a world seeded through the public API
 // at the limits (bench/bounded-work/world.ts). Then:
 // 1. largest: every endpoint's largest allowed request (bench/bounded-work/requests.ts), alone on an
 //    idle server, `runs` times: wall time, server CPU until the answer (workerd utime + stime) and
-//    including the deferred work it caused (queues, alarms), and the answer's size;
+//    including the deferred work it caused (queues, alarms), and the answer's size (`--rows`: only the
+//    requests whose endpoint contains one of the texts, e.g. `--rows readiness-forecast`);
 // 2. fairness: the latency of GET /v0/accounts/current (one client, back to back) alone, and while
 //    1, 2, 4 clients send the costliest predicted-score request back to back.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     seconds: { type: "string" },
     clients: { type: "string" },
     only: { type: "string" },
+    rows: { type: "string" },
   },
   allowPositionals: true,
 });
@@ -46,6 +48,7 @@ const RUNS = Number(values.runs ?? (QUICK ? 1 : 3));
 const SECONDS = Number(values.seconds ?? (QUICK ? 3 : 10));
 const CLIENTS = (values.clients ?? "1,2,4").split(",").map(Number);
 const ONLY = values.only;
+const ROWS = values.rows?.split(",");
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const t0 = Date.now();
@@ -78,6 +81,8 @@ interface Measured {
   ms: number[];
   cpu: number[];
   cpuWithDeferred: number[];
+  /** the deferred work was still running 60 s after the answer */
+  busyAfter?: boolean;
 }
 
 /** Each largest request `runs` times on an idle server: wall time, CPU until answered and until idle again, answer size. */
@@ -91,7 +96,7 @@ async function measureLargest(base: string, token: string, requests: LargestRequ
       const before = cpuMs(pids);
       const r = await send(base, token, request.method, path, body, request.headers);
       const answered = cpuMs(pids);
-      await settle(pids, 1000, 60_000);
+      if (!(await settle(pids, 1000, 60_000)).quiet) m.busyAfter = true;
       m.statuses.push(r.status);
       m.bytes = Math.max(m.bytes, r.bytes);
       m.ms.push(r.ms);
@@ -114,7 +119,7 @@ function largestTable(rows: Measured[]): string {
       [...new Set(m.statuses)].join(","),
       max(m.ms).toFixed(0),
       max(m.cpu).toFixed(0),
-      max(m.cpuWithDeferred).toFixed(0),
+      `${max(m.cpuWithDeferred).toFixed(0)}${m.busyAfter ? " (still busy after 60 s)" : ""}`,
       mb(m.bytes),
     ]),
   );
@@ -200,7 +205,7 @@ async function main() {
     const [l1, l5, l15] = loadAverage();
     console.log(`\nBounded work in workerd (one local workerd, rate limits off); ${LEARNERS} learners, ${GOALS} goals; load average ${l1} / ${l5} / ${l15}\n`);
     let heavy = predictedScoreShapes(w)[1] as { shape: string; body: unknown };
-    const requests = largestRequests(w);
+    const requests = largestRequests(w).filter((r) => !ROWS || ROWS.some((text) => r.endpoint.includes(text)));
     const rows: Measured[] = [];
     if (ONLY !== "fairness") {
       rows.push(

@@ -97,6 +97,8 @@ export interface PathwiseClient {
     metric: M,
     body: Omit<RequestBody<"post", InstanceMetricPath<M>>, "registration_offset">,
   ): AsyncGenerator<MetricRow<M>>;
+  /** the learners to watch of the whole instance: every page (≤ 500 learners a page, fewer for large goals), groups of the same goal and group merged */
+  learnersToWatch(learningInstanceId: string, body: Omit<Schemas["LearnersToWatchRequest"], "registration_offset">): Promise<WatchGroup[]>;
   /** every element of a list endpoint (offset/limit paging, 500 a page unless `limit` is given) */
   list<P extends ListPath>(path: P, ...init: InitArgs<MaybeOptionalInit<paths[P], "get">>): AsyncGenerator<ListItem<P>>;
   /** posts a history of events for one registration: ≤ 500-event batches, oldest batch first, each newest first; a retried batch never counts twice */
@@ -112,6 +114,7 @@ export interface PathwiseClient {
 }
 
 export type StatusRow = Schemas["StatusAndProgressTable"]["data"][number];
+export type WatchGroup = Schemas["LearnersToWatch"]["groups"][number];
 
 export interface SendEventsOptions {
   goal_id?: string;
@@ -218,6 +221,29 @@ export function createPathwiseClient(options: PathwiseClientOptions): PathwiseCl
           yield* page.data;
           offset = page.next?.registration_offset;
         }
+      },
+
+      async learnersToWatch(id, body) {
+        const merged = new Map<string, WatchGroup>();
+        let offset: number | undefined = 0;
+        while (offset !== undefined) {
+          const page: Schemas["LearnersToWatch"] = await POST("/v0/learning-instances/{id}/metrics/groups", {
+            params: { path: { id } },
+            body: { ...body, registration_offset: offset },
+          });
+          for (const g of page.groups) {
+            const key = `${g.goal_id} ${g.group}`;
+            const seen = merged.get(key);
+            if (seen) seen.registration_ids.push(...g.registration_ids);
+            else merged.set(key, { ...g, registration_ids: [...g.registration_ids] });
+          }
+          offset = page.next?.registration_offset;
+        }
+        // the service's order: goals as requested, groups in their fixed order within a goal
+        const order = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"];
+        return [...merged.values()].sort(
+          (a, b) => body.goal_ids.indexOf(a.goal_id) - body.goal_ids.indexOf(b.goal_id) || order.indexOf(a.group) - order.indexOf(b.group),
+        );
       },
 
       async *list(path, ...init) {

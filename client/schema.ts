@@ -724,7 +724,7 @@ export interface paths {
         put?: never;
         /**
          * Get readiness forecast rows of a learning instance
-         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. One row per learner registration, a page at a time (at most 30 a page, fewer when the goals are large: each learner is judged on every goal's status, 40 goals of 2,000 objectives give 4 a page; `next` says where the next page starts).
          *
          *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
          */
@@ -856,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * List the learners to watch
-         * @description Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.
+         * @description Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order. Paged by learners like the other instance tables: at most `registrations_per_page` learners (500) per page, fewer when the goals are large; `next` names the following page.
          *
          *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 25 requests a minute per access token and concrete path (docs/rate-limits.md).
          */
@@ -1366,6 +1366,7 @@ export interface components {
             verb: {
                 /** @example http://adlnet.gov/expapi/verbs/answered */
                 id: string;
+                /** @description A language map (not used), at most 50 languages */
                 display?: {
                     [key: string]: string;
                 };
@@ -1854,7 +1855,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1880,7 +1881,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1904,7 +1905,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -1943,7 +1944,7 @@ export interface components {
             /** @default 0 */
             registration_offset?: number;
             /**
-             * @description Default and maximum 30.
+             * @description Default and maximum 30; a page may hold fewer rows (readiness forecast: for large goals), `next` gives the following page.
              * @default 30
              */
             registrations_per_page?: number;
@@ -2019,16 +2020,30 @@ export interface components {
                 /** @description Why these learners are in the group, for a teacher */
                 reason: string;
             }[];
+            /** @description The next page of learners, when there is one: the groups of every page together are the class's. */
+            next?: {
+                registration_offset: number;
+                registrations_per_page: number;
+            };
         };
         /**
          * @example {
          *       "goal_ids": [
          *         "5f0c1c9e-2a6b-4c1e-9d43-7f2b8e6a1d20"
-         *       ]
+         *       ],
+         *       "registration_offset": 0,
+         *       "registrations_per_page": 500
          *     }
          */
         LearnersToWatchRequest: {
             goal_ids: string[];
+            /** @default 0 */
+            registration_offset?: number;
+            /**
+             * @description Learners looked at per page: default and maximum 500; fewer when the goals are large (each learner is judged on every requested goal), `next` gives the following page.
+             * @default 500
+             */
+            registrations_per_page?: number;
         };
         PredictedScoreResponse: {
             /** @enum {number} */
@@ -6352,7 +6367,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One row per learner registration, at most 30 a page */
+            /** @description One row per learner registration, at most 30 a page (fewer for large goals) */
             200: {
                 headers: {
                     [name: string]: unknown;

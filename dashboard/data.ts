@@ -75,7 +75,7 @@ export async function loadClass(pw: PathwiseClient, instanceId: string, wantedGo
     pw.GET("/v0/learning-instances/{id}/scoped-goals/{goal_id}", { params: { path: { id, goal_id: chosen.id }, query: { resolved_scope: "true" } } }),
     collect(pw.list("/v0/learning-instances/{li_id}/registrations", { params: { path: { li_id: id }, query: { type: "learner" } } })),
     collect(pw.statusAndProgress(id, { goal_ids: goalIds })),
-    pw.POST("/v0/learning-instances/{id}/metrics/groups", { params: { path: { id } }, body: { goal_ids: goalIds } }),
+    pw.learnersToWatch(id, { goal_ids: goalIds }),
     collect(pw.metricRows(id, "active-time", { goal_ids: goalIds, start_date: week.start, end_date: week.end, utc_offset_minutes: week.offsetMinutes })),
   ]);
 
@@ -123,7 +123,7 @@ export async function loadClass(pw: PathwiseClient, instanceId: string, wantedGo
     targetNames,
     learners,
     status,
-    watch: watch.groups,
+    watch,
     // the goal column comes first (requested goal_ids before objectives); the heatmap shows the objectives
     proficiency: proficiencyRows.map((r) => ({ learner: learnerOf(r.registration_id), values: r.values.slice(goalIds.length) })),
     scores,

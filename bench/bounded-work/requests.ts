@@ -12,8 +12,9 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
+import { largestGraph } from "../lib/largest-graph";
 import { history } from "../throughput/seed";
-import { bigGoal, largestGraph, type World } from "./world";
+import { bigGoal, type World } from "./world";
 
 export interface LargestRequest {
   /** the endpoint, as the document names it */
@@ -229,7 +230,9 @@ export function largestRequests(w: World): LargestRequest[] {
     const shape =
       metric === "active-time"
         ? `${METRICS_PAGE_MAX} learners × 7 days`
-        : `${METRICS_PAGE_MAX} learners × ${METRICS_GOALS_MAX} goals of 2,000 targets${metric === "proficiency" ? ` + ${METRICS_OBJECTIVES_MAX} objectives` : ""}`;
+        : metric === "readiness-forecast"
+          ? `${METRICS_PAGE_MAX} learners asked × ${METRICS_GOALS_MAX} goals of 2,000 targets: one page (4 learners for goals this large)`
+          : `${METRICS_PAGE_MAX} learners × ${METRICS_GOALS_MAX} goals of 2,000 targets${metric === "proficiency" ? ` + ${METRICS_OBJECTIVES_MAX} objectives` : ""}`;
     list.push({
       endpoint: `POST /v0/learning-instances/{id}/metrics/${metric}/rows`,
       shape,
@@ -239,14 +242,20 @@ export function largestRequests(w: World): LargestRequest[] {
     const { registrations_per_page: _page, ...one } = metricBody(metric) as Record<string, unknown>;
     list.push({
       endpoint: `POST /v0/registrations/{id}/metrics/${metric}/rows`,
-      shape: shape.replace(`${METRICS_PAGE_MAX} learners × `, ""),
+      shape: metric === "readiness-forecast" ? `${METRICS_GOALS_MAX} goals of 2,000 targets` : shape.replace(`${METRICS_PAGE_MAX} learners × `, ""),
       method: "POST",
       build: () => ({ path: `/v0/registrations/${reg}/metrics/${metric}/rows`, body: one }),
     });
   }
   list.push({
     endpoint: "POST /v0/learning-instances/{id}/metrics/groups",
-    shape: `1 goal assigned to ${w.registrations.length.toLocaleString("en-US")} learners (10,000 pairs at most)`,
+    shape: `${Math.min(w.goals.length, 50)} goals of 2,000 targets: one page`,
+    method: "POST",
+    build: () => ({ path: `/v0/learning-instances/${li}/metrics/groups`, body: { goal_ids: w.goals.slice(0, 50) } }),
+  });
+  list.push({
+    endpoint: "POST /v0/learning-instances/{id}/metrics/groups",
+    shape: `1 goal of 2,000 targets assigned to ${w.registrations.length.toLocaleString("en-US")} learners: one page (500 learners at most, fewer for large goals)`,
     method: "POST",
     build: () => ({ path: `/v0/learning-instances/${li}/metrics/groups`, body: { goal_ids: [goal] } }),
   });
@@ -258,11 +267,40 @@ export function largestRequests(w: World): LargestRequest[] {
       build: () => ({ path: "/v0/accounts/metrics/predicted-score", body }),
     });
   }
+  const learner = w.accounts[0] as string;
+  for (const format of ["json", "xapi"]) {
+    list.push({
+      endpoint: "GET /v0/accounts/{account_id}/export",
+      shape: `a learner with ${w.withHistory ? "events" : "no events"} and ${w.goals.length} goals of 2,000 targets (${format}, streamed)`,
+      method: "GET",
+      build: () => ({ path: `/v0/accounts/${learner}/export?format=${format}` }),
+    });
+  }
+  list.push({
+    endpoint: "GET /v0/data-requests",
+    shape: `limit=${LIST_LIMIT_MAX}`,
+    method: "GET",
+    build: () => ({ path: `/v0/data-requests?limit=${LIST_LIMIT_MAX}` }),
+  });
+  list.push({
+    endpoint: "POST /v0/accounts/{account_id}/erasure",
+    shape: `a learner with events and ${w.goals.length} goals (the job: deferred)`,
+    method: "POST",
+    build: () => ({ path: `/v0/accounts/${w.accounts[Math.max(0, w.withHistory - 1)]}/erasure` }),
+    once: true,
+  });
   list.push({
     endpoint: "DELETE /v0/learning-instances/{id}",
     shape: `${w.registrations.length.toLocaleString("en-US")} registrations, ${w.goals.length}+ goals`,
     method: "DELETE",
     build: () => ({ path: `/v0/learning-instances/${li}` }),
+    once: true,
+  });
+  list.push({
+    endpoint: "POST /v0/learning-instances/{id}/erasure",
+    shape: `the deleted instance: ${w.registrations.length.toLocaleString("en-US")} registrations (the job: deferred)`,
+    method: "POST",
+    build: () => ({ path: `/v0/learning-instances/${li}/erasure` }),
     once: true,
   });
   return list;

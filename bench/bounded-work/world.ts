@@ -4,8 +4,7 @@
 // default), the first learners with event history (their projections feed predicted scores), and
 // goals of 2,000 targets each (the most a goal may have).
 import type { GraphDocument } from "../../src/graphs/graph-document";
-import { GRAPH_DOCUMENT_MAX_BYTES } from "../../src/schemas/limits";
-import { syntheticGraph } from "../lib/synthetic-graph";
+import { largestGraph } from "../lib/largest-graph";
 import { type Api, fillHistory, type GraphInfo, pool, postGraph } from "../throughput/seed";
 
 export interface World {
@@ -20,24 +19,6 @@ export interface World {
   withHistory: number;
   /** goals of GOAL_TARGETS targets each, assigned to every learner */
   goals: string[];
-}
-
-/** The body limit of graph documents, less room for the bench's own label. */
-const DOC_BYTES = GRAPH_DOCUMENT_MAX_BYTES - 4096;
-
-/** The 20,000-module, 2,000-objective graph with names padded so the document is just under the body limit. */
-export function largestGraph(label: string): GraphDocument {
-  const doc = syntheticGraph(20_000, 2_000, label);
-  const items = doc.learning_objectives.length + doc.modules.length + (doc.bundles?.length ?? 0);
-  const spare = DOC_BYTES - Buffer.byteLength(JSON.stringify(doc));
-  const pad = Math.max(0, Math.min(480, Math.floor(spare / items)));
-  const padded = (name: string) => `${name} ${"x".repeat(Math.max(0, pad - 1))}`;
-  return {
-    ...doc,
-    learning_objectives: doc.learning_objectives.map((o) => ({ ...o, name: padded(o.name) })),
-    modules: doc.modules.map((m) => ({ ...m, name: padded(m.name) })),
-    bundles: doc.bundles?.map((b) => ({ ...b, name: padded(b.name) })),
-  };
 }
 
 /** Creates accounts in /v0/batch calls of 50 and registers each as a learner of the instance. */

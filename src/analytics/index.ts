@@ -16,7 +16,7 @@ export { addAnswered } from "./coverage-sketch";
 export { objectivePools } from "./item-pools";
 export type { MetricContext } from "./metrics";
 export { expectedScoreValue, proficiencyValue, stateProjection } from "./metrics";
-export { predictedScores } from "./predicted-score";
+export { type AccountScores, predictedScoreSteps } from "./predicted-score";
 export type { AccountGraphProjection, ProjectionMessage, PublishableState } from "./projection";
 export { applyProjectionMessage, PROJECTION_VERSION } from "./projection";
 export { parseProjectionMessage } from "./projection-message";

@@ -131,6 +131,28 @@ export function predictedScores(
   options: PredictedScoreOptions,
   ctx: ScoreContext,
 ): AccountScores {
+  const steps = predictedScoreSteps(projection, groups, options, ctx);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The work of a distribution as predictedScoreSteps counts it: its terms, plus the percentiles read off it. */
+const distributionWork = (terms: number) => terms + DISTRIBUTION_WORK;
+const DISTRIBUTION_WORK = 10;
+
+/**
+ * predictedScores one distribution at a time: after each (a group's, an objective's, the overall one)
+ * it yields the work done (distributionWork), so a caller can give other requests a turn between
+ * steps (src/services/predicted-score.ts); it returns the account's scores.
+ */
+export function* predictedScoreSteps(
+  projection: AccountGraphProjection | undefined,
+  groups: readonly ScoreGroupRequest[],
+  options: PredictedScoreOptions,
+  ctx: ScoreContext,
+): Generator<number, AccountScores> {
   const requirement = options.coverageRequirement ?? 4;
   const answers = options.answersPerObjective ?? SCORE_HORIZON;
   const calibration = ctx.calibration ?? SCORE_CALIBRATION;
@@ -166,23 +188,29 @@ export function predictedScores(
     return w;
   });
 
-  const group_scores: GroupScore[] = groups.map((g, gi) => {
+  const group_scores: GroupScore[] = [];
+  for (const [gi, g] of groups.entries()) {
     const w = groupWeights[gi] as Map<string, number>;
     const terms = [...w].map(([id, weight]) => ({ ...objective(id).term, weight }));
     const cov = [...w.keys()].reduce((s, id) => s + objective(id).coverage, 0) / Math.max(1, w.size);
     const scores = terms.length ? scoresAt(levels, distributionOf(terms).quantile) : levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
-    return { group_id: g.groupId, scores, group_learning_objective_coverage: cov };
-  });
+    group_scores.push({ group_id: g.groupId, scores, group_learning_objective_coverage: cov });
+    yield distributionWork(terms.length);
+  }
   const out: AccountScores = { group_scores, grouped_scores: group_scores };
 
   if (options.objectiveScores) {
     const ids = [...new Set(groups.flatMap((g) => g.objectives.map((o) => o.objectiveId)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    out.learning_objective_scores = ids.map((id) => ({
-      learning_objective_id: id,
-      graph_id: ctx.graphId,
-      scores: scoresAt(levels, distributionOf([objective(id).term]).quantile),
-      learning_objective_coverage: objective(id).coverage,
-    }));
+    out.learning_objective_scores = [];
+    for (const id of ids) {
+      out.learning_objective_scores.push({
+        learning_objective_id: id,
+        graph_id: ctx.graphId,
+        scores: scoresAt(levels, distributionOf([objective(id).term]).quantile),
+        learning_objective_coverage: objective(id).coverage,
+      });
+      yield distributionWork(1);
+    }
   }
 
   if (options.overall) {
@@ -198,6 +226,7 @@ export function predictedScores(
       out.overall_score = scoresAt(levels, distributionOf([...combined].map(([id, weight]) => ({ ...objective(id).term, weight }))).quantile);
     else out.overall_score = levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
     out.overall_learning_objective_coverage = combined.size ? [...combined.keys()].reduce((s, id) => s + objective(id).coverage, 0) / combined.size : 0;
+    yield distributionWork(combined.size);
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { learnersToWatch } from "../services/learners-to-watch";
 import { instanceMetrics, type MetricsBody, registrationMetrics } from "../services/metrics";
 
 /** Per metric: the operationId stem, the summary's noun and the description (docs/analytics.md). */
-const METRIC_DOCS: Record<MetricName, { name: string; title: string; description: string }> = {
+const METRIC_DOCS: Record<MetricName, { name: string; title: string; description: string; page?: string }> = {
   proficiency: {
     name: "Proficiency",
     title: "proficiency",
@@ -25,6 +25,7 @@ const METRIC_DOCS: Record<MetricName, { name: string; title: string; description
     name: "ReadinessForecast",
     title: "readiness forecast",
     description: "Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date.",
+    page: ", fewer when the goals are large: each learner is judged on every goal's status, 40 goals of 2,000 objectives give 4 a page",
   },
   "active-time": {
     name: "ActiveTime",
@@ -40,9 +41,15 @@ function instanceRoute<M extends MetricName>(metric: M) {
     operationId: `getLearningInstance${METRIC_DOCS[metric].name}`,
     tags: ["Analytics"],
     summary: `Get ${METRIC_DOCS[metric].title} rows of a learning instance`,
-    description: `${METRIC_DOCS[metric].description} One row per learner registration, a page at a time (at most 30 a page; \`next\` says where the next page starts).`,
+    description: `${METRIC_DOCS[metric].description} One row per learner registration, a page at a time (at most 30 a page${METRIC_DOCS[metric].page ?? ""}; \`next\` says where the next page starts).`,
     request: { params: uuidParams("id"), body: jsonBody(METRIC_BODIES[metric].instance) },
-    responses: { 200: json(metricTable(METRIC_VALUES[metric], true), "One row per learner registration, at most 30 a page"), 422: unknownGoalRefused },
+    responses: {
+      200: json(
+        metricTable(METRIC_VALUES[metric], true),
+        `One row per learner registration, at most 30 a page${METRIC_DOCS[metric].page ? " (fewer for large goals)" : ""}`,
+      ),
+      422: unknownGoalRefused,
+    },
   });
 }
 
@@ -66,7 +73,7 @@ const groupsRoute = apiRoute({
   operationId: "listLearnersToWatch",
   summary: "List the learners to watch",
   description:
-    "Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.",
+    "Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order. Paged by learners like the other instance tables: at most `registrations_per_page` learners (500) per page, fewer when the goals are large; `next` names the following page.",
   request: { params: uuidParams("id"), body: jsonBody(WatchBody) },
   responses: { 200: json(WatchResponse, "The non-empty groups, per goal in request order"), 422: unknownGoalRefused },
 });
@@ -107,5 +114,5 @@ export const metricsRouter = createRouter()
   )
   .openapi(groupsRoute, async (c) => {
     const { li, graph } = await authorizedInstance(c, c.req.valid("param").id);
-    return c.json(await learnersToWatch(c.env, c.get("db"), li.id, graph, c.req.valid("json").goal_ids), 200);
+    return c.json(await learnersToWatch(c.env, c.get("db"), li.id, graph, c.req.valid("json")), 200);
   });

@@ -64,9 +64,21 @@ export const STATUS_REQUEST_GOALS_MAX = 40;
 export const METRICS_PAGE_MAX = 30;
 export const METRICS_GOALS_MAX = 40;
 export const METRICS_OBJECTIVES_MAX = 50;
-/** Learners to watch: goals per request, and assigned (learner, goal) pairs over those goals per request (422 beyond). */
+/** Learners to watch: goals per request, and learners per page (fewer for large goals: ANALYSIS_PAGE_WORK). */
 export const WATCH_GOALS_MAX = 50;
-export const WATCH_CELLS_MAX = 10_000;
+export const WATCH_PAGE_MAX = 500;
+/**
+ * Pages that judge every learner on every requested goal (the goal's status: its scope's beliefs,
+ * open targets, work remaining), learners to watch and readiness-forecast rows, hold fewer learners
+ * when the goals are large (`next` follows): each learner costs ANALYSIS_LEARNER_WORK plus, per
+ * requested goal, ANALYSIS_GOAL_WORK and its in-scope objectives, and a page at most
+ * ANALYSIS_PAGE_WORK (7.4 s of CPU at most, measured in a local workerd for the largest goals: a
+ * quarter of the Workers CPU limit; docs/security.md "Limits"). 40 goals of 2,000 objectives: 4
+ * learners a page.
+ */
+export const ANALYSIS_LEARNER_WORK = 200;
+export const ANALYSIS_GOAL_WORK = 50;
+export const ANALYSIS_PAGE_WORK = 400_000;
 
 /**
  * Predicted score (spec 4.7; decisions.md turn 3, every one 422 beyond): accounts, groups, distinct

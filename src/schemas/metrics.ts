@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList, isoDate, isoDateTime, uuid } from "./common";
-import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
+import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX, WATCH_PAGE_MAX } from "./limits";
 import { ObjectiveId } from "./text";
 
 /** The four metrics decisions.md names for 4.8; each has a learning-instance table and a registration row. */
@@ -24,7 +24,9 @@ const Paging = {
     .min(1)
     .max(METRICS_PAGE_MAX)
     .default(METRICS_PAGE_MAX)
-    .openapi({ description: `Default and maximum ${METRICS_PAGE_MAX}.` }),
+    .openapi({
+      description: `Default and maximum ${METRICS_PAGE_MAX}; a page may hold fewer rows (readiness forecast: for large goals), \`next\` gives the following page.`,
+    }),
 };
 
 /** Request fields per metric (decisions.md "Clarifications": proficiency takes goal_ids and/or learning_objective_ids). */
@@ -136,8 +138,20 @@ export const metricTable = <V extends z.ZodTypeAny>(value: V, paged: boolean) =>
   });
 
 export const WatchBody = z
-  .object({ goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX) })
-  .openapi("LearnersToWatchRequest", { example: { goal_ids: [GOAL_EXAMPLE] } });
+  .object({
+    goal_ids: z.array(uuid).min(1).max(WATCH_GOALS_MAX),
+    registration_offset: z.number().int().min(0).default(0),
+    registrations_per_page: z
+      .number()
+      .int()
+      .min(1)
+      .max(WATCH_PAGE_MAX)
+      .default(WATCH_PAGE_MAX)
+      .openapi({
+        description: `Learners looked at per page: default and maximum ${WATCH_PAGE_MAX}; fewer when the goals are large (each learner is judged on every requested goal), \`next\` gives the following page.`,
+      }),
+  })
+  .openapi("LearnersToWatchRequest", { example: { goal_ids: [GOAL_EXAMPLE], registration_offset: 0, registrations_per_page: WATCH_PAGE_MAX } });
 const WATCH_GROUP_NAMES = ["stuck", "struggling", "inactive", "not_started", "behind_schedule"] as const;
 export const WatchResponse = z
   .object({
@@ -149,5 +163,9 @@ export const WatchResponse = z
         reason: z.string().openapi({ description: "Why these learners are in the group, for a teacher" }),
       }),
     ),
+    next: z
+      .object({ registration_offset: z.number().int(), registrations_per_page: z.number().int() })
+      .optional()
+      .openapi({ description: "The next page of learners, when there is one: the groups of every page together are the class's." }),
   })
   .openapi("LearnersToWatch");

@@ -8,7 +8,10 @@ import { freeText, identifierText } from "./text";
  * (400 with details); what a statement must say to map to an event (an account actor, a
  * registration, a module) is checked by src/services/xapi-mapping.ts, also as 400 naming the
  * field. Objects are open: the other properties xAPI defines (verb.display, result.score,
- * context.contextActivities, extensions, ...) are accepted and not used.
+ * context.contextActivities, extensions, ...) are accepted and not used. Identifiers (IRIs, the
+ * account name) follow the identifier rule (Unicode categories, NFC) and timestamp the date range
+ * 1970-2100, as everywhere (decisions.md "Input hygiene"); at most 500 statements, naming at most as
+ * many registrations, per request.
  */
 const Iri = identifierText.min(1).max(2048);
 
@@ -31,9 +34,16 @@ const ActorSchema = z
       "An Agent identified by `account` alone: a statement whose actor also carries mbox, mbox_sha1sum or openid is refused (Pathwise keeps no e-mail addresses)",
   });
 
+/** Languages of a verb's display map (decisions.md turn 3: every list has a documented maximum). */
+const DISPLAY_LANGUAGES_MAX = 50;
+
 const VerbSchema = z.looseObject({
   id: Iri.openapi({ example: "http://adlnet.gov/expapi/verbs/answered" }),
-  display: z.record(z.string().max(50), z.string().max(500)).optional(),
+  display: z
+    .record(z.string().max(50), z.string().max(500))
+    .refine((map) => Object.keys(map).length <= DISPLAY_LANGUAGES_MAX, { message: `at most ${DISPLAY_LANGUAGES_MAX} languages` })
+    .optional()
+    .openapi({ maxProperties: DISPLAY_LANGUAGES_MAX, description: `A language map (not used), at most ${DISPLAY_LANGUAGES_MAX} languages` }),
 });
 
 const ObjectSchema = z.looseObject({

@@ -5,6 +5,7 @@ import { type GoalRow, goalAssignments, goals, registrations } from "../db/schem
 import { unprocessable } from "../http/errors";
 import type { GoalSpec, GraphRef, MetricGoal } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
+import { ANALYSIS_GOAL_WORK, ANALYSIS_LEARNER_WORK, ANALYSIS_PAGE_WORK } from "../schemas/limits";
 import { goalDeadline } from "./goals";
 
 /** A goal as its registrations' Durable Objects need it, at the graph version the caller read. */
@@ -61,6 +62,16 @@ export async function assignmentsOf(db: Db, registrationIds: string[], goalIds: 
     goals.set(r.goalId, r.assignedAt);
   }
   return out;
+}
+
+/** The work of judging one learner on every one of these goals (src/schemas/limits.ts: grows with the goals' scopes). */
+export function analysisWork(goals: readonly Pick<GoalRow, "scopeObjectives">[]): number {
+  return goals.reduce((work, g) => work + ANALYSIS_GOAL_WORK + g.scopeObjectives.length, ANALYSIS_LEARNER_WORK);
+}
+
+/** Learners a page that judges each on every goal may hold: at most `perPage`, fewer for large goals, at least one. */
+export function learnersWithinWork(goals: readonly Pick<GoalRow, "scopeObjectives">[], perPage: number): number {
+  return Math.max(1, Math.min(perPage, Math.floor(ANALYSIS_PAGE_WORK / analysisWork(goals))));
 }
 
 /** The `next` member of a paged instance table: the page after this one, when there is one. */

@@ -6,7 +6,7 @@ import { badRequest, unprocessable } from "../http/errors";
 import type { GraphRef, MetricGoal, MetricsRequest, MetricValue } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 import type { MetricName } from "../schemas/metrics";
-import { assignmentsOf, learnerPage, metricGoalOf, requestedGoals } from "./goal-specs";
+import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, requestedGoals } from "./goal-specs";
 import { loadRuntimeGraph } from "./graph-store";
 
 /** A metrics request body after validation (the fields of every metric; each metric uses its own). */
@@ -92,7 +92,9 @@ async function rows(env: Env, db: Db, registrationIds: string[], columns: Column
 /**
  * POST /v0/learning-instances/{id}/metrics/{metric}/rows: one page of learner registrations (those
  * with one of the goals assigned, or every learner when the request names no goal), each row
- * computed by the registration's Durable Object (the page's objects in parallel).
+ * computed by the registration's Durable Object (the page's objects in parallel). A readiness
+ * forecast judges each goal's status (its work remaining), as learners to watch do: its page holds
+ * fewer rows when the goals are large (src/schemas/limits.ts ANALYSIS_PAGE_WORK; `next` follows).
  */
 export async function instanceMetrics(env: Env, db: Db, liId: string, graph: GraphRef, metric: MetricName, body: MetricsBody, offset: number, perPage: number) {
   const nowMs = Date.now();
@@ -102,7 +104,7 @@ export async function instanceMetrics(env: Env, db: Db, liId: string, graph: Gra
     liId,
     columns.goals.map((g) => g.id),
     offset,
-    perPage,
+    metric === "readiness-forecast" ? learnersWithinWork(columns.goals, perPage) : perPage,
   );
   return { headers: columns.headers, rows: await rows(env, db, page.ids, columns), more: page.more };
 }

@@ -1,18 +1,21 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { predictedScores } from "../analytics";
+import { type AccountScores, predictedScoreSteps } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
 import { ApiError, unprocessable } from "../http/errors";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { ErrorDetail } from "../schemas/common";
-import { distinctObjectives, type PredictedScoreRequest } from "../schemas/predicted-score";
+import type { PredictedScoreRequest } from "../schemas/predicted-score";
 import { graphMatch, loadRuntimeGraph } from "./graph-store";
 import { itemPoolsFor, loadItemParams } from "./item-params";
 import { checkAnswerSize } from "./predicted-score-size";
 import { WorkSlice } from "./work-slice";
 
-/** Score lists computed between two yields to the isolate's other requests (about 10 ms of work). */
-const SLICE_SCORES = 1_000;
+/**
+ * Work (predictedScoreSteps' units: a distribution's terms plus 10) between two yields to the isolate's
+ * other requests: about a millisecond of computation (bench/bounded-work's fairness table).
+ */
+const SLICE_WORK = 500;
 
 /**
  * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
@@ -20,8 +23,9 @@ const SLICE_SCORES = 1_000;
  * number of D1 queries whatever the number of accounts: the graph (and its version, cached runtime
  * form and item parameters), the accounts and their projections: one D1 batch (one round trip).
  * The request's size is bounded by its schema (src/schemas/limits.ts) and its answer by
- * checkAnswerSize; the scores are computed account by account, yielding to the isolate's other
- * requests between slices, so a large request delays them by one slice, not by its whole time.
+ * checkAnswerSize; the scores are computed one distribution at a time, yielding to the isolate's
+ * other requests after every SLICE_WORK, so a large request delays them by about a millisecond per
+ * turn they need, not by its whole time.
  */
 export async function predictedScoreFor(db: Db, partnerId: string, body: PredictedScoreRequest, nowMs = Date.now()) {
   const graphRef = body.graph_ids[0] as string;
@@ -64,7 +68,6 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
 
   checkAnswerSize(body, graph.label, ids.length);
   // Work units of one account: its score lists (as the decided product counts them).
-  const scoresPerAccount = (body.grouped_learning_objectives.length + distinctObjectives(body.grouped_learning_objectives) + 1) * body.confidence_levels.length;
   const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
   const pool = itemPoolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
@@ -79,11 +82,16 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
     overall: body.get_overall_score,
   };
   const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool, lattices: new Map() };
-  const account_scores: Record<string, ReturnType<typeof predictedScores>> = {};
-  const slice = new WorkSlice(SLICE_SCORES);
+  const account_scores: Record<string, AccountScores> = {};
+  const slice = new WorkSlice(SLICE_WORK);
   for (const id of ids) {
-    account_scores[id] = predictedScores(projections.get(id), groups, options, ctx);
-    await slice.spent(scoresPerAccount);
+    const steps = predictedScoreSteps(projections.get(id), groups, options, ctx);
+    let step = steps.next();
+    while (!step.done) {
+      await slice.spent(step.value);
+      step = steps.next();
+    }
+    account_scores[id] = step.value;
   }
   return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
 }

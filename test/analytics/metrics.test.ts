@@ -137,4 +137,26 @@ describe("POST /v0/learning-instances/{id}/metrics/groups (learners to watch)", 
     expect(group("behind_schedule")?.registration_ids ?? []).toContain(regs.stuck!.id);
     expect((await call("POST", `/v0/learning-instances/${world.li.id}/metrics/groups`, { token: p.adminToken, body: { goal_ids: [] } })).status).toBe(400);
   });
+
+  it("pages by learners: every page's groups together are the whole class's, `next` until the last page", async () => {
+    const watch = (body: Json) =>
+      call("POST", `/v0/learning-instances/${world.li.id}/metrics/groups`, { token: p.adminToken, body: { goal_ids: [world.goalId], ...body } });
+    const whole = (await watch({})).body;
+    expect(whole.next).toBeUndefined();
+    const paged = new Map<string, string[]>();
+    let offset: number | undefined = 0;
+    let pages = 0;
+    while (offset !== undefined) {
+      const res = await watch({ registration_offset: offset, registrations_per_page: 1 });
+      expect(res.status).toBe(200);
+      for (const g of res.body.groups) paged.set(g.group, [...(paged.get(g.group) ?? []), ...g.registration_ids]);
+      offset = res.body.next?.registration_offset;
+      if (offset !== undefined) expect(res.body.next.registrations_per_page).toBe(1);
+      pages++;
+    }
+    // the world's learner and the three added ones
+    expect(pages).toBe(4);
+    expect(Object.fromEntries(paged)).toEqual(Object.fromEntries(whole.groups.map((g: Json) => [g.group, g.registration_ids])));
+    expect((await watch({ registrations_per_page: 501 })).status).toBe(400);
+  });
 });

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { signAccessToken } from "../../src/auth/access-token";
 import type { Env } from "../../src/env";
+import { MAX_ANSWER_BYTES } from "../../src/schemas/limits";
 import { BASE, call, createAccount, ensureDemoGraph, type Json, newPartner, type Partner, register } from "../support/api";
 import { rowCounts } from "../support/d1-counts";
 import { eventCount } from "../support/registration-object";
-import { bodyText, type FuzzRequest, type IdPools, type MutationKind, type Operation, operationsOf, RequestFactory, urlOf } from "./requests";
+import { bodyLimitOf, bodyText, type FuzzRequest, type IdPools, type MutationKind, type Operation, operationsOf, RequestFactory, urlOf } from "./requests";
 import { SchemaReader } from "./schema-arbitraries";
 
 /**
@@ -22,6 +23,9 @@ import { SchemaReader } from "./schema-arbitraries";
  *            zero-width character, invalid UTF-8, a body over the size limit or an array over its
  *            maximum, deep nesting, an unknown field where an object is strict) are answered
  *            400/413/422 in the decided error shape;
+ * - at maxima: valid requests whose lists are at their documented maxItems and whose bounded
+ *            integers (pages, per-page counts) at their maximum (decisions.md turn 3) are treated as
+ *            valid ones (a body over the route's size limit may be a 413), and answer at most 10 MB;
  * - any refused request changes nothing: D1 row counts of every table (less those the queue
  *   consumer writes in the background) and the event count of every fuzz-world registration's
  *   RegistrationObject are the same before and after.
@@ -34,6 +38,7 @@ import { SchemaReader } from "./schema-arbitraries";
 const RUNS = Math.max(0, Number(env.FUZZ_RUNS) || 0);
 const VALID_RUNS = RUNS || 6;
 const MUTATED_RUNS = RUNS || 10;
+const MAXIMA_RUNS = RUNS ? Math.max(1, Math.ceil(RUNS / 5)) : 2;
 const SEED = Number.isSafeInteger(Number(env.FUZZ_SEED)) && env.FUZZ_SEED !== "" ? Number(env.FUZZ_SEED) : 20_261_111;
 
 const app = createApp();
@@ -53,7 +58,8 @@ interface World {
 
 let world: World;
 let factory: RequestFactory;
-const ledger = new Map<string, { valid: number; mutated: number; statuses: Map<string, number>; kinds: Map<MutationKind, number> }>();
+let atMaxima: RequestFactory;
+const ledger = new Map<string, { valid: number; mutated: number; maxima: number; statuses: Map<string, number>; kinds: Map<MutationKind, number> }>();
 
 /** Resources for the requests to name: two instances with learners, an instructor, goals, the demo graph. */
 async function buildWorld(): Promise<World> {
@@ -132,7 +138,7 @@ async function buildWorld(): Promise<World> {
   };
 }
 
-async function send(op: Operation, req: FuzzRequest): Promise<{ status: number; body: any; headers: Headers }> {
+async function send(op: Operation, req: FuzzRequest): Promise<{ status: number; body: any; headers: Headers; bytes: number }> {
   const headers: Record<string, string> = { ...req.headers };
   if (op.security === "bearer") headers.Authorization = `Bearer ${world.token}`;
   if (op.security === "basic") {
@@ -144,13 +150,14 @@ async function send(op: Operation, req: FuzzRequest): Promise<{ status: number; 
   const res = await app.fetch(new Request(`${BASE}${urlOf(op, req)}`, { method: op.method, headers, body }), fuzzEnv, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
+  const bytes = new TextEncoder().encode(text).length;
   let parsed: any = text;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
     /* not JSON */
   }
-  return { status: res.status, body: parsed, headers: res.headers };
+  return { status: res.status, body: parsed, headers: res.headers, bytes };
 }
 
 /** Everything a refused request must leave as it was. */
@@ -188,14 +195,14 @@ function errorShapeProblem(op: Operation, status: number, body: any): string | u
   return undefined;
 }
 
-function record(op: Operation, kind: "valid" | "mutated", status: number, mutation?: MutationKind): void {
+function record(op: Operation, kind: "valid" | "mutated" | "maxima", status: number, mutation?: MutationKind): void {
   let entry = ledger.get(op.key);
   if (!entry) {
-    entry = { valid: 0, mutated: 0, statuses: new Map(), kinds: new Map() };
+    entry = { valid: 0, mutated: 0, maxima: 0, statuses: new Map(), kinds: new Map() };
     ledger.set(op.key, entry);
   }
   entry[kind]++;
-  const tag = `${kind === "valid" ? "v" : "m"}${status}`;
+  const tag = `${kind === "valid" ? "v" : kind === "maxima" ? "x" : "m"}${status}`;
   entry.statuses.set(tag, (entry.statuses.get(tag) ?? 0) + 1);
   if (mutation) entry.kinds.set(mutation, (entry.kinds.get(mutation) ?? 0) + 1);
 }
@@ -203,12 +210,13 @@ function record(op: Operation, kind: "valid" | "mutated", status: number, mutati
 beforeAll(async () => {
   world = await buildWorld();
   factory = new RequestFactory(new SchemaReader(doc, { strings: world.strings, byField: world.byField }), world.pools);
+  atMaxima = new RequestFactory(new SchemaReader(doc, { strings: world.strings, byField: world.byField }, Date.now(), { atMaxima: true }), world.pools);
 }, 60_000);
 
 afterAll(() => {
   const lines = [...ledger.entries()].map(([key, e]) => {
     const statuses = [...e.statuses.entries()].map(([k, n]) => `${k}:${n}`).join(" ");
-    return `${key.padEnd(95)} valid ${String(e.valid).padStart(4)}  mutated ${String(e.mutated).padStart(4)}  ${statuses}`;
+    return `${key.padEnd(95)} valid ${String(e.valid).padStart(4)}  mutated ${String(e.mutated).padStart(4)}  maxima ${String(e.maxima).padStart(3)}  ${statuses}`;
   });
   console.log(`OpenAPI fuzz (seed ${SEED}): ${operations.length} operations, runs per operation:\n${lines.join("\n")}`);
 });
@@ -219,8 +227,8 @@ describe(`OpenAPI fuzz: every operation of /v0/openapi.json (seed ${SEED})`, () 
   });
 
   for (const op of operations) {
-    it(`${op.key}: valid requests are never 400 or 5xx; mutated ones are 400/413/422; refusals change nothing`, {
-      timeout: 60_000 + 2_000 * (VALID_RUNS + MUTATED_RUNS),
+    it(`${op.key}: valid requests (also at the maxima) are never 400 or 5xx; mutated ones are 400/413/422; refusals change nothing`, {
+      timeout: 60_000 + 2_000 * (VALID_RUNS + MUTATED_RUNS) + 20_000 * MAXIMA_RUNS,
     }, async () => {
       const validRequests = factory.valid(op);
       await fc.assert(
@@ -241,6 +249,30 @@ describe(`OpenAPI fuzz: every operation of /v0/openapi.json (seed ${SEED})`, () 
           }
         }),
         { numRuns: VALID_RUNS, seed: SEED, endOnFailure: true },
+      );
+
+      await fc.assert(
+        fc.asyncProperty(atMaxima.valid(op), async (req) => {
+          const before = await snapshot();
+          const res = await send(op, req);
+          record(op, "maxima", res.status);
+          const body = bodyText(op, req);
+          const where = `${op.key} at maxima ${urlOf(op, req).slice(0, 300)} ${String(body).slice(0, 300)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
+          const size = body === undefined ? 0 : typeof body === "string" ? new TextEncoder().encode(body).length : body.length;
+          if (res.status >= 500) throw new Error(`5xx for a request at the maxima: ${where}`);
+          const semanticOauth = op.path === "/v0/oauth/token" && res.status === 400 && ["invalid_scope", "invalid_grant"].includes(res.body?.error);
+          if (res.status === 400 && !semanticOauth && !xapiMappingRefusal(op, res.status, res.body))
+            throw new Error(`400 for a request the document allows: ${where}`);
+          if (res.status === 413 && size <= bodyLimitOf(op)) throw new Error(`413 for a body within the limit (${size} bytes): ${where}`);
+          if (res.status === 429) throw new Error(`unexpected 429: ${where}`);
+          if (res.bytes > MAX_ANSWER_BYTES) throw new Error(`an answer of ${res.bytes} bytes, over 10 MB: ${where}`);
+          if (res.status >= 400) {
+            const problem = errorShapeProblem(op, res.status, res.body);
+            if (problem) throw new Error(`${problem}: ${where}`);
+            if ((await snapshot()) !== before) throw new Error(`a refused request changed data: ${where}`);
+          }
+        }),
+        { numRuns: MAXIMA_RUNS, seed: SEED + 2, endOnFailure: true },
       );
 
       const kinds = factory.mutationKinds(op, SEED);

@@ -55,10 +55,13 @@ export const CROSS_FIELD_RULES: Record<string, (value: any) => any> = {
   // Active time: end_date on or after start_date, at most 7 days (docs/analytics.md).
   ActiveTimeRowsRequest: (body) => ({ ...body, end_date: body.start_date }),
   InstanceActiveTimeRowsRequest: (body) => ({ ...body, end_date: body.start_date }),
-  // Predicted score: group ids are unique (spec 4.7).
+  // Predicted score: group ids are unique (spec 4.7); accounts within the two decided products (decisions.md turn 3).
   PredictedScoreRequest: (body) => {
     const seen = new Set<string>();
-    return { ...body, grouped_learning_objectives: body.grouped_learning_objectives.filter((g: any) => !seen.has(g.group_id) && seen.add(g.group_id)) };
+    const groups = body.grouped_learning_objectives.filter((g: any) => !seen.has(g.group_id) && seen.add(g.group_id));
+    const objectives = new Set(groups.flatMap((g: any) => g.learning_objectives.map((o: any) => o.learning_objective_id))).size;
+    const accounts = Math.max(1, Math.min(10_000 / objectives, 50_000 / ((groups.length + objectives + 1) * body.confidence_levels.length)));
+    return { ...body, grouped_learning_objectives: groups, account_ids: body.account_ids.slice(0, Math.floor(accounts)) };
   },
   // decisions.md "Events": most recent first.
   BatchEvents: (body) => {
@@ -67,11 +70,20 @@ export const CROSS_FIELD_RULES: Record<string, (value: any) => any> = {
   },
 };
 
+/** Lists longer than this are never generated at their maximum (none of the API's request lists is). */
+const MAXIMA_CAP = 20_000;
+
 export class SchemaReader {
+  /**
+   * `atMaxima`: values at the documented maxima (decisions.md "Input hygiene", turn 3): most lists at
+   * their `maxItems` (lists inside such a list at their usual lengths, so a request stays bounded the
+   * way the service bounds it) and most bounded integers at their `maximum` (pages, per-page counts).
+   */
   constructor(
     readonly doc: Schema,
     readonly vocabulary: Vocabulary,
     readonly nowMs = Date.now(),
+    readonly options: { atMaxima?: boolean } = {},
   ) {}
 
   /** The schema with $ref resolved and allOf merged (one level of object/string facts). */
@@ -162,23 +174,24 @@ export class SchemaReader {
   }
 
   /** Values that satisfy the schema (and the documented cross-field rules of its components). */
-  valid(schema: Schema, depth = 0, field?: string): fc.Arbitrary<Json> {
+  valid(schema: Schema, depth = 0, field?: string, insideMaxed = false): fc.Arbitrary<Json> {
     const name = this.componentName(schema);
-    const arb = this.validResolved(this.resolve(schema), depth, field);
+    const arb = this.validResolved(this.resolve(schema), depth, field, insideMaxed);
     const rule = name ? CROSS_FIELD_RULES[name] : undefined;
     return rule ? arb.map((v) => rule(v) as Json) : arb;
   }
 
-  private validResolved(s: Schema, depth: number, field?: string): fc.Arbitrary<Json> {
+  private validResolved(s: Schema, depth: number, field: string | undefined, insideMaxed: boolean): fc.Arbitrary<Json> {
     if (s.const !== undefined) return fc.constant(s.const);
     if (s.enum) return fc.constantFrom(...(s.enum as Json[]));
     const members: Schema[] | undefined = s.oneOf ?? s.anyOf;
-    if (members) return fc.oneof(...members.map((m) => this.valid(m, depth + 1, field)));
+    if (members) return fc.oneof(...members.map((m) => this.valid(m, depth + 1, field, insideMaxed)));
     const types = Array.isArray(s.type) ? (s.type as string[]) : s.type ? [s.type as string] : s.properties ? ["object"] : ["string"];
-    return fc.oneof(...types.map((t) => this.ofType(t, s, depth, field)));
+    return fc.oneof(...types.map((t) => this.ofType(t, s, depth, field, insideMaxed)));
   }
 
-  private ofType(type: string, s: Schema, depth: number, field?: string): fc.Arbitrary<Json> {
+  private ofType(type: string, s: Schema, depth: number, field: string | undefined, insideMaxed: boolean): fc.Arbitrary<Json> {
+    const atMaxima = this.options.atMaxima === true;
     switch (type) {
       case "null":
         return fc.constant(null);
@@ -188,19 +201,26 @@ export class SchemaReader {
         const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : -1000);
         const max = Math.min(s.maximum ?? 1000, 2 ** 31);
         const step = s.multipleOf ?? 1;
-        return fc.integer({ min: Math.ceil(min / step), max: Math.floor(max / step) }).map((k) => k * step);
+        const any = fc.integer({ min: Math.ceil(min / step), max: Math.floor(max / step) }).map((k) => k * step);
+        if (atMaxima && s.maximum !== undefined)
+          return fc.oneof({ arbitrary: fc.constant(Math.floor(max / step) * step), weight: 3 }, { arbitrary: any, weight: 1 });
+        return any;
       }
       case "number":
         return fc.double({ min: s.minimum ?? -1000, max: s.maximum ?? 1000, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
       case "array": {
         const min = s.minItems ?? 0;
-        return fc.array(this.valid(s.items ?? {}, depth + 1, field?.replace(/s$/, "")), {
+        const item = field?.replace(/s$/, "");
+        const usual = fc.array(this.valid(s.items ?? {}, depth + 1, item, insideMaxed), {
           minLength: min,
           maxLength: Math.min(s.maxItems ?? min + 4, min + 4),
         }) as fc.Arbitrary<Json>;
+        if (!atMaxima || insideMaxed || s.maxItems === undefined || s.maxItems > MAXIMA_CAP) return usual;
+        const full = fc.array(this.valid(s.items ?? {}, depth + 1, item, true), { minLength: s.maxItems, maxLength: s.maxItems }) as fc.Arbitrary<Json>;
+        return fc.oneof({ arbitrary: full, weight: 3 }, { arbitrary: usual, weight: 1 });
       }
       case "object": {
-        const props = Object.fromEntries(Object.entries<Schema>(s.properties ?? {}).map(([k, p]) => [k, this.valid(p, depth + 1, k)]));
+        const props = Object.fromEntries(Object.entries<Schema>(s.properties ?? {}).map(([k, p]) => [k, this.valid(p, depth + 1, k, insideMaxed)]));
         return fc.record(props, { requiredKeys: (s.required ?? []).filter((k: string) => k in props) }) as fc.Arbitrary<Json>;
       }
       default:

@@ -76,4 +76,40 @@ describe("GET /docs in Chromium", () => {
     await page.screenshot({ path: join(tmpdir(), "pathwise-docs-page.png") }); // for a person to look at
     expect([...watch.consoleErrors.map((m) => `console: ${m}`), ...watch.pageErrors.map((m) => `page error: ${m}`), ...watch.failedResponses]).toEqual([]);
   });
+
+  // decisions.md turn 3: the page shares an origin (and so localStorage) with the instructor dashboard.
+  it("never keeps a token or client secret typed into Authorize: not in localStorage, gone on reload; an old stored one is removed", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${service.base}/docs`, { waitUntil: "networkidle" });
+    await page.waitForSelector(".opblock", { timeout: 60_000 });
+    // what an earlier version of the page (persistAuthorization: true) left behind
+    await page.evaluate(() =>
+      (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem("authorized", '{"Bearer":{}}'),
+    );
+    await page.reload({ waitUntil: "networkidle" });
+    await page.waitForSelector(".opblock", { timeout: 60_000 });
+    type Ui = {
+      ui: {
+        preauthorizeBasic(n: string, u: string, p: string): void;
+        preauthorizeApiKey(n: string, v: string): void;
+        authSelectors: { authorized(): { size: number } };
+      };
+    };
+    const stored = () =>
+      page.evaluate(() => (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem("authorized"));
+    expect(await stored()).toBeNull();
+    await page.evaluate(() => {
+      const { ui } = globalThis as unknown as Ui;
+      ui.preauthorizeApiKey("Bearer", "a-typed-access-token");
+      ui.preauthorizeBasic("Basic", "a-client-id", "a-client-secret");
+    });
+    expect(await page.evaluate(() => (globalThis as unknown as Ui).ui.authSelectors.authorized().size)).toBe(2);
+    const storage = await page.evaluate(() => JSON.stringify({ ...(globalThis as unknown as { localStorage: Record<string, string> }).localStorage }));
+    expect(storage).not.toContain("a-typed-access-token");
+    expect(storage).not.toContain("a-client-secret");
+    await page.reload({ waitUntil: "networkidle" });
+    await page.waitForSelector(".opblock", { timeout: 60_000 });
+    expect(await page.evaluate(() => (globalThis as unknown as Ui).ui.authSelectors.authorized().size)).toBe(0);
+    await page.close();
+  });
 });

@@ -143,5 +143,11 @@ describe("objective ids checked against the graph", () => {
     });
     expectErrorBody(res, 422);
     expect(res.body.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[1]" })]);
+    const row = await call("POST", `/v0/registrations/${w.reg.id}/metrics/proficiency/rows`, {
+      token: w.p.adminToken,
+      body: { learning_objective_ids: ["lref-nope", "lref-a"] },
+    });
+    expectErrorBody(row, 422);
+    expect(row.body.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[0]" })]);
   });
 });

@@ -212,6 +212,24 @@ describe("POST /v0/xapi/statements", () => {
     expect(await eventCount(l.reg.id)).toBe(0);
   });
 
+  it("judges identifiers by Unicode category and NFC, dates by the 1970-2100 range, and bounds the display map (400, nothing stored)", async () => {
+    const l = await learner();
+    const refused: [string, Json][] = [
+      ["body.actor.account.name", { actor: { account: { homePage: "https://lms.example.edu", name: `${l.account.external_user_id}\u{E0041}` } } }],
+      ["body.object.id", { object: { objectType: "Activity", id: "https://lms.example.edu/activities/mref-a1\u00A0" } }],
+      ["body.verb.id", { verb: { id: "http://adlnet.gov/expapi/verbs/answe\u0301red" } }],
+      ["body.timestamp", { timestamp: "2101-01-01T00:00:00Z" }],
+      ["body.timestamp", { timestamp: "1969-12-31T23:59:59Z" }],
+      ["body.verb.display", { verb: { ...ANSWERED, display: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`x-l${i}`, "answered"])) } }],
+    ];
+    for (const [path, fields] of refused) {
+      const res = await post(statement(l, fields));
+      expect(res.status, path).toBe(400);
+      expect(res.body.details.map((d: Json) => d.path)).toContain(path);
+    }
+    expect(await eventCount(l.reg.id)).toBe(0);
+  });
+
   it("needs an xAPI 1.0.x X-Experience-API-Version header", async () => {
     const l = await learner();
     const missing = await post(statement(l), undefined, {});

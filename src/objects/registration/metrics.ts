@@ -12,7 +12,7 @@ import {
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import type { ItemEntry } from "../../model";
 import { SERVICE_PARAMS } from "../../model/service-params";
-import { type GoalStatus, goalStatus, type PreparedGoal } from "../../policy";
+import { type GoalStatus, goalCompletion, goalStatus, type PreparedGoal } from "../../policy";
 import { itemPoolsFor } from "../../services/item-params";
 import type { PopulationRates } from "../../tracing/rates";
 import type { ModelState } from "./model-state-store";
@@ -41,12 +41,18 @@ export function expectedScoreValues(state: ModelState, goals: PreparedGoal[], ct
   return goals.map((g) => expectedScoreValue(projection, targetLabels(g), ctx));
 }
 
-/** The readiness forecast of an assigned goal from its status (the policy's work remaining and completion) and its deadline. */
-function forecastOf(status: GoalStatus, assignedAtMs: number, deadlineMs: number | null, activity: ActivitySummary, nowMs: number) {
+/** The readiness forecast of an assigned goal from the policy's completion and work remaining, and its deadline. */
+function forecastOf(
+  status: { complete: boolean; work_remaining: number },
+  assignedAtMs: number,
+  deadlineMs: number | null,
+  activity: ActivitySummary,
+  nowMs: number,
+) {
   return readinessForecast({
     nowMs,
     deadlineMs,
-    complete: status.status === "complete",
+    complete: status.complete,
     workRemaining: status.work_remaining >= 0 ? { expected: status.work_remaining } : null,
     assignedAtMs,
     activity,
@@ -63,7 +69,7 @@ export function readinessValues(
 ) {
   return goals.map(({ prepared, request }) => {
     if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
-    const f = forecastOf(goalStatus(prepared, state.tutor, population, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
+    const f = forecastOf(goalCompletion(prepared, state.tutor, population, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
     return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
   });
 }
@@ -95,7 +101,9 @@ export function watchResults(
       if (t) eventsInScope += t.answers;
     }
     const readiness =
-      request.deadlineMs !== null && request.assignedAt !== null ? forecastOf(status, request.assignedAt, request.deadlineMs, activity, nowMs) : undefined;
+      request.deadlineMs !== null && request.assignedAt !== null
+        ? forecastOf({ complete: status.status === "complete", work_remaining: status.work_remaining }, request.assignedAt, request.deadlineMs, activity, nowMs)
+        : undefined;
     const flags = watchFlags({
       registrationId,
       goalId: request.spec.id,

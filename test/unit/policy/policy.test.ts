@@ -4,6 +4,7 @@ import { SERVICE_PARAMS } from "../../../src/model/service-params";
 import {
   type AdaptiveBehavior,
   applyTutoredEvent,
+  goalCompletion,
   goalStatus,
   INTENTS_BY_BEHAVIOR,
   type Intent,
@@ -230,6 +231,21 @@ describe("status and progress", () => {
       const m = rec.module_ids[0] as string;
       l.answer(m, isInstruction(m) ? undefined : i % 5 !== 1);
     }
+  });
+
+  it("goalCompletion (the readiness forecast's input) says what goalStatus says: complete and work_remaining, at every step", () => {
+    const g = goal(index, { targets: { include: ["lref-c", "lref-b"] } });
+    const l = new Learner(index);
+    expect(goalCompletion(g, l.tutor, POP)).toEqual({ complete: false, work_remaining: -1 });
+    let sawComplete = false;
+    for (let i = 0; i < 60 && !sawComplete; i++) {
+      const st = goalStatus(g, l.tutor, POP);
+      expect(goalCompletion(g, l.tutor, POP)).toEqual({ complete: st.status === "complete", work_remaining: st.work_remaining });
+      sawComplete = st.status === "complete";
+      const m = recommend(g, l.tutor, POP).module_ids[0];
+      if (m) l.answer(m, isInstruction(m) ? undefined : i % 4 !== 1);
+    }
+    expect(sawComplete).toBe(true);
   });
 
   it("does not call a target complete on the strength of other objectives alone", () => {
