@@ -30,11 +30,18 @@ module.exports = {
       to: { pathNot: "^src/graphs/" },
     },
     {
+      name: "pure-tracing",
+      severity: "error",
+      comment: "Knowledge tracing with population-learned rates (evidence, episodes, beliefs, estimation) is pure: it builds on the model's math and lib only.",
+      from: { path: "^src/tracing/" },
+      to: { pathNot: "^src/(tracing|model|lib)/" },
+    },
+    {
       name: "pure-policy-and-analytics",
       severity: "error",
-      comment: "Recommendation policy and analytics math are pure: they build on the model, graphs and the vocabulary only.",
+      comment: "Recommendation policy and analytics math are pure: they build on the model, knowledge tracing, graphs and the vocabulary only.",
       from: { path: "^src/(policy|analytics)/" },
-      to: { pathNot: "^src/(model|graphs|domain|policy|analytics|lib)/" },
+      to: { pathNot: "^src/(model|graphs|domain|policy|analytics|tracing|lib)/" },
     },
     {
       name: "contract-below-service",

@@ -9,9 +9,9 @@
 //   recommend one recommendation (module_ids, stuck, justification), fresh analysis per call
 //   status    one goalStatus (status, progress, work_remaining, targets)
 //   event     applyTutoredEvent: the learner-model update plus the tutor-state update
-// Reported: median and p95 ms per call, how many objectives' learner-model beliefs the analysis
-// evaluated (the lazy walk), and how many objectives' knowledge evidence it combined (the walk's
-// objectives and those above them up to the targets).
+//   contribute the registration's share of the population statistics for the objectives of one
+//             event (src/tracing/contribute.ts; the service runs it off the response path, coalesced)
+// Reported: median and p95 ms per call, and the objectives the learner has evidence on.
 import { parseArgs } from "node:util";
 import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
 import { type RemediationDepth, resolveGoalScope } from "../src/graphs/resolve-goal-scope";
@@ -21,6 +21,9 @@ import { mulberry32 } from "../src/model/math";
 import { SERVICE_PARAMS } from "../src/model/service-params";
 import { applyTutoredEvent, GoalAnalysis, goalStatusWith, initialTutorState, type PreparedGoal, prepareGoal, recommendWith } from "../src/policy";
 import { modelGraphFor } from "../src/policy/model-graph";
+import { contribute, emptyContributions } from "../src/tracing/contribute";
+import { priorPopulation } from "../src/tracing/rates";
+import { emptyDelta } from "../src/tracing/statistics";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "200" }, events: { type: "string", default: "300" } } });
@@ -51,9 +54,10 @@ function compile(index: GraphIndex, depth: RemediationDepth): { goal: PreparedGo
 }
 
 console.log(
-  `| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | beliefs evaluated per request | knowledge evidence read per request |`,
+  `| objectives | modules | remediation | scope objectives | prepare ms | recommend ms median (p95) | status ms median (p95) | event ms median | contribute ms median (p95) | objectives with evidence |`,
 );
 console.log(`|---|---|---|---|---|---|---|---|---|---|`);
+const population = priorPopulation();
 /** The synthetic graph, or a "chain" variant where every objective's prerequisites are among the 3 before it (the last objectives then have every other objective as an ancestor). */
 function document(n: number, chain: boolean) {
   const doc = syntheticGraph(10 * n, n, `gref-bench-${n}`);
@@ -81,7 +85,7 @@ for (const n of [50, 500, 2000]) {
       const eventMs: number[] = [];
       let t = Date.UTC(2026, 0, 5);
       for (let e = 0; e < EVENTS; e++) {
-        const rec = recommendWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t), true);
+        const rec = recommendWith(new GoalAnalysis(goal, tutor, population, t), true);
         const m = rec.module_ids[0] ?? goal.assess[goal.targetObjectives[0] as number]?.[0];
         if (!m) break;
         const mod = index.graph.modules[index.moduleByLabel.get(m) as number]!;
@@ -97,21 +101,21 @@ for (const n of [50, 500, 2000]) {
       }
       const recMs: number[] = [];
       const statMs: number[] = [];
-      let evaluated = 0;
-      let knowledge = 0;
+      const contributeMs: number[] = [];
+      const prerequisites = (k: string) => prereqGraph.prerequisites[k] ?? [];
       for (let c = 0; c < CALLS; c++) {
         const t0 = performance.now();
-        const a = new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t);
-        recommendWith(a, false);
+        recommendWith(new GoalAnalysis(goal, tutor, population, t), false);
         recMs.push(performance.now() - t0);
-        evaluated = (a as unknown as { beliefs: Map<number, unknown> }).beliefs.size;
-        knowledge = (a as unknown as { aboveMemo: Map<number, unknown> }).aboveMemo.size;
         const t1 = performance.now();
-        goalStatusWith(new GoalAnalysis(goal, state, tutor, SERVICE_PARAMS, t));
+        goalStatusWith(new GoalAnalysis(goal, tutor, population, t));
         statMs.push(performance.now() - t1);
+        const t2 = performance.now();
+        contribute(tutor.obj, tutor.lastObjectives, population, prerequisites, emptyContributions(), emptyDelta());
+        contributeMs.push(performance.now() - t2);
       }
       console.log(
-        `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${evaluated} | ${knowledge} |`,
+        `| ${n}${chain ? " (chain)" : ""} | ${10 * n} | ${depth} | ${scope} | ${f(prepareMs)} | ${f(quantile(recMs, 0.5))} (${f(quantile(recMs, 0.95))}) | ${f(quantile(statMs, 0.5))} (${f(quantile(statMs, 0.95))}) | ${f(quantile(eventMs, 0.5))} | ${f(quantile(contributeMs, 0.5))} (${f(quantile(contributeMs, 0.95))}) | ${Object.keys(tutor.obj).length} |`,
       );
     }
   }

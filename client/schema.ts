@@ -15,64 +15,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Obtain an access token (client credentials with HTTP Basic, or refresh_token grant)
-         * @description Form body (application/x-www-form-urlencoded, UTF-8; an ill-formed byte or percent-encoding is `400 invalid_request`).
+         * Obtain an access token
+         * @description OAuth 2.0 (RFC 6749): `grant_type=client_credentials` with the partner's client id and secret in HTTP Basic and `scope` = an account's `external_user_id` (the partner admin's for an admin token, an end user's for a token acting as that user), or `grant_type=refresh_token`.
+         *
+         *     Form body (application/x-www-form-urlencoded, UTF-8; an ill-formed byte or percent-encoding is `400 invalid_request`).
          *
          *     An account holds at most 100 live access tokens. A request is never refused for that: a new token beyond the cap retires (revokes) the account's oldest live token, so cache a token and reuse it until it nears `expires_at` instead of requesting one per call.
          *
          *     A refresh_token grant spends the refresh token (each works once) and retires the access token that was issued with it: the new pair replaces the old one.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
-                };
-            };
-            responses: {
-                /** @description A new token pair */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TokenResponse"];
-                    };
-                };
-                /** @description RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description RFC 6749 error: invalid_client */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description IP-based limit: the queue for this client IP and path is full (X-Service-Rate-Exceeded: ip-limited) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createAccessToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -88,109 +40,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an account (an end user) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateAccount"];
-                };
-            };
-            responses: {
-                /** @description The new account */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CreatedAccount"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description external_user_id already used (also by a disabled account) or looks like an e-mail address */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create an account
+         * @description Creates an account: an anonymized end user (learner or instructor) of the partner's application, known by the partner's `external_user_id` (1-255 characters, never an e-mail address). The id is unique within the partner for good: a disabled account keeps it (422 on reuse).
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 750 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -204,96 +60,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's own account (checks the OAuth setup) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The caller's account */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Account"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the caller's own account
+         * @description The account the access token acts for: the partner admin for an admin token, the end user for a token whose scope was their `external_user_id`. A cheap first call to check the OAuth setup.
+         *
+         *     **Callers:** any token of the partner. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getCurrentAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -309,190 +82,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    account_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The account */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Account"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get an account
+         * @description One account of the partner, with whether it is disabled. An account of another partner is 404.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getAccount"];
         put?: never;
         post?: never;
-        /** Disable an account (its external_user_id is never released; its tokens stop working at once) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    account_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Done; no body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Disable an account
+         * @description Disables the account: its access tokens stop working at once (401 from the next request on), it can no longer be registered, and its `external_user_id` is never released. The partner admin account cannot be disabled (422). Repeating the call is harmless (a retry finishes an interrupted revocation).
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 150 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        delete: operations["disableAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -507,100 +112,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create up to 50 accounts (deprecated); each entry succeeds or fails on its own */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AccountsBatch"];
-                };
-            };
-            responses: {
-                /** @description One result per request entry, in order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AccountsBatchResult"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create up to 50 accounts (deprecated)
+         * @description Spec 4.2's batch form of POST /v0/accounts: each entry is `{method: "post", url: "/accounts", body}` and succeeds or fails on its own (per-entry 201 or 422 in `responses`, in request order). A structurally invalid entry fails the whole request with 400 before anything is created. Prefer one POST /v0/accounts per account.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 90 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["batchCreateAccounts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -614,203 +132,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the partner's learning instances (bare array, paged by offset/limit) */
-        get: {
-            parameters: {
-                query?: {
-                    offset?: number | null;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Learning instances in creation order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LearningInstance"][];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * List learning instances
+         * @description The partner's live learning instances in creation order, as a bare JSON array paged by `offset` and `limit` (default 100, at most 500).
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["listLearningInstances"];
         put?: never;
-        /** Create a learning instance (a course teaching one graph) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateLearningInstance"];
-                };
-            };
-            responses: {
-                /** @description The new learning instance */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LearningInstance"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a learning instance
+         * @description A learning instance is a course or class section teaching one knowledge graph (`graph_id`: a graph uuid or gref- label of this partner; immutable). Optional `start_date` and `end_date` bound it; goals and registrations belong to it.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 750 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["createLearningInstance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -824,294 +160,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a learning instance */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The learning instance */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LearningInstance"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        /** Update name and dates (graph_id is immutable) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UpdateLearningInstance"];
-                };
-            };
-            responses: {
-                /** @description The updated learning instance */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LearningInstance"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Name holds an e-mail address, or dates out of order */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a learning instance
+         * @description One learning instance. The partner admin, or any end user registered in it (learner or instructor).
+         *
+         *     **Callers:** the partner admin; any end user registered in the learning instance. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getLearningInstance"];
+        /**
+         * Update a learning instance
+         * @description Changes the name and the dates (`null` clears a date). `graph_id` may be sent only if it names the instance's own graph (a no-op); another graph is 422. An end before the start is 422.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance.
+         */
+        put: operations["updateLearningInstance"];
         post?: never;
-        /** Delete a learning instance and its registrations */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Done; no body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a learning instance
+         * @description Deletes the learning instance, its registrations and its goals from the API (soft delete: the event logs are kept). A registration or goal being created concurrently is refused with 404.
+         *
+         *     **Callers:** the partner admin.
+         */
+        delete: operations["deleteLearningInstance"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1124,102 +194,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registrations of the instance (bare array; optional type filter; paged by offset/limit) */
-        get: {
-            parameters: {
-                query?: {
-                    offset?: number | null;
-                    limit?: number;
-                    type?: "learner" | "instructor";
-                };
-                header?: never;
-                path: {
-                    li_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Registrations in creation order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Registration"][];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * List the registrations of a learning instance
+         * @description The instance's live registrations in creation order, optionally only `type=learner` or `type=instructor`; a bare JSON array paged by `offset` and `limit` (default 100, at most 500).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["listLearningInstanceRegistrations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1237,109 +218,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register an account in a learning instance (instructor registrations: admin only) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateRegistration"];
-                };
-            };
-            responses: {
-                /** @description The new registration */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Registration"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown or disabled account, or already registered */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Register an account in a learning instance
+         * @description Registers an account as a `learner` or an `instructor` of a learning instance. An account has at most one live registration per instance (a second is 422); a disabled account cannot be registered (422). Learner registrations: the admin or an instructor of the instance; instructor registrations: the admin only.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 375 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["createRegistration"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1353,190 +238,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a registration */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    reg_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The registration */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Registration"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a registration
+         * @description One registration: its account, learning instance, type and creation time.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource; an instructor of the learning instance. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getRegistration"];
         put?: never;
         post?: never;
-        /** Delete a registration */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    reg_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Done; no body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a registration
+         * @description Removes the registration from the API (soft delete: its event log is kept); its goal assignments go with it.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 375 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        delete: operations["deleteRegistration"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1551,110 +268,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** An answer on an assessing atom */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["GradedEvent"];
-                };
-            };
-            responses: {
-                /** @description Stored durably and applied to the learner model */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown module or goal id (details name them) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Post an answer (graded event)
+         * @description An answer of the learner on an atom of the graph, right (`is_correct: true`) or wrong: the evidence the learner model learns from. `module_id` is the atom's uuid or mref- label; a bundle or unknown module is 422.
+         *
+         *     Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postGradedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1670,110 +292,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Work on an instructional atom */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["UngradedEvent"];
-                };
-            };
-            responses: {
-                /** @description Stored durably and applied to the learner model */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown module or goal id (details name them) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Post work on instructional content (ungraded event)
+         * @description Time the learner spent on an atom without an answer (a lesson, a video): counts as exposure and active time.
+         *
+         *     Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postUngradedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1789,110 +316,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The learner followed a recommendation */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RecommendationFollowedEvent"];
-                };
-            };
-            responses: {
-                /** @description Stored durably and applied to the learner model */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown module or goal id (details name them) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Post that a recommendation was followed
+         * @description The learner opened a recommended module: `recommendation_id` from GET /v0/registrations/{id}/recommendation. Logged; it does not change the learner state.
+         *
+         *     Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postRecommendationFollowedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1908,110 +340,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Focus a goal (deprecated: recommendations focus automatically) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["FocusEvent"];
-                };
-            };
-            responses: {
-                /** @description Stored durably and applied to the learner model */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown module or goal id (details name them) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Focus a goal (deprecated)
+         * @description Sets the goal the learner works on. Deprecated: requesting a recommendation focuses its goal.
+         *
+         *     Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postFocusEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2027,110 +364,43 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Up to 500 events, most recent first, all or nothing */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BatchEvents"];
-                };
-            };
-            responses: {
-                /** @description Stored durably and applied to the learner model */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown module or goal id (details name them) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        /**
+         * Post up to 500 events at once
+         * @description Graded, ungraded and recommendation-followed events of one registration, most recent first, validated together and stored all or nothing. `goal_id` focuses a goal before the events; `ignore_invalid_module_ids` drops events on unknown modules instead of refusing the batch.
+         *
+         *     Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postBatchEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/xapi/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        /**
+         * Send one xAPI statement with its id
+         * @description One xAPI 1.0.x statement whose id is `statementId` (xAPI 7.2.1; a different `id` in the body is 400). Each statement becomes a graded event (`result.success` present) or an ungraded event on the module `object.id` names, for the registration `context.registration` names; `actor.account.name` must be that registration's account `external_user_id` (the mapping: docs/xapi.md). The statements are validated together and stored all or nothing, and applied to the learner model before the answer, exactly as event posts. A statement id is stored once: the same statement sent again changes nothing, the same id with another statement is 409. Refusals name each statement's problem in `details` (`body[3].object.id`). Voiding is 501; the statement query API and the document resources answer 501 too. Each request counts once in the batch-events window of every registration its statements name (15 a minute per token and registration).
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["putXapiStatement"];
+        /**
+         * Send xAPI statements
+         * @description One xAPI 1.0.x statement or an array of up to 500 (xAPI 7.2.2); answers their ids in order. Each statement becomes a graded event (`result.success` present) or an ungraded event on the module `object.id` names, for the registration `context.registration` names; `actor.account.name` must be that registration's account `external_user_id` (the mapping: docs/xapi.md). The statements are validated together and stored all or nothing, and applied to the learner model before the answer, exactly as event posts. A statement id is stored once: the same statement sent again changes nothing, the same id with another statement is 409. Refusals name each statement's problem in `details` (`body[3].object.id`). Voiding is 501; the statement query API and the document resources answer 501 too. Each request counts once in the batch-events window of every registration its statements name (15 a minute per token and registration).
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["postXapiStatements"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2146,100 +416,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Validate a graph document without storing it (entitlement partner_graph_validate) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["GraphDocument"];
-                };
-            };
-            responses: {
-                /** @description The validation report */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GraphValidation"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Validate a graph document
+         * @description Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 6 MiB (docs/graphs.md).
+         *
+         *     **Callers:** the partner admin.
+         */
+        post: operations["validateGraph"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2253,203 +436,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The partner's graphs (bare array of summaries, latest versions, paged by offset/limit) */
-        get: {
-            parameters: {
-                query?: {
-                    offset?: number | null;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Graphs in creation order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GraphSummary"][];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * List knowledge graphs
+         * @description The partner's graphs as summaries of their latest versions (id, label, name, version, counts), in creation order, as a bare JSON array paged by `offset` and `limit`.
+         *
+         *     **Callers:** any token of the partner.
+         */
+        get: operations["listGraphs"];
         put?: never;
-        /** Ingest a knowledge graph document (entitlement partner_graph_ingest); version 1 */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["GraphDocument"];
-                };
-            };
-            responses: {
-                /** @description The new graph */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GraphVersionCreated"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description The document is invalid (details list every problem) or the label is already used */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a knowledge graph
+         * @description Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 6 MiB.
+         *
+         *     **Callers:** the partner admin.
+         */
+        post: operations["createGraph"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2463,216 +464,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A graph document (latest version unless ?version=N) with its id, version and module uuids */
-        get: {
-            parameters: {
-                query?: {
-                    version?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description Graph uuid or gref- label */
-                    graph_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The graph */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Graph"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        /** New version of a graph (entitlement partner_graph_update): additions and renames only */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Graph uuid or gref- label */
-                    graph_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["GraphDocument"];
-                };
-            };
-            responses: {
-                /** @description The new version */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GraphVersionCreated"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Updated concurrently */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Body over 16 MiB (graph document routes only; 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a knowledge graph
+         * @description The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version` and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.
+         *
+         *     **Callers:** any token of the partner.
+         */
+        get: operations["getGraph"];
+        /**
+         * Create a new version of a knowledge graph
+         * @description Stores the document as the graph's next version. Changes are additive: new objectives, modules, prerequisites and alignments, and renames; removing an id or a relation, or changing a module's type, is 422 with each problem in `details`. Needs the `partner_graph_update` entitlement. A concurrent update of the same graph is 409: read the graph again and retry.
+         *
+         *     **Callers:** the partner admin.
+         */
+        put: operations["updateGraph"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2687,207 +492,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The instance's scoped goals (bare array in creation order, paged by offset/limit) */
-        get: {
-            parameters: {
-                query?: {
-                    offset?: number | null;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Goals */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScopedGoal"][];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * List the scoped goals of a learning instance
+         * @description The instance's live goals in creation order, as a bare JSON array paged by `offset` and `limit`.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance.
+         */
+        get: operations["listScopedGoals"];
         put?: never;
-        /** Create a scoped goal (targets or topics, scope, completion criteria, timing) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ScopedGoalRequest"];
-                };
-            };
-            responses: {
-                /** @description The new goal, defaults filled */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScopedGoal"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Semantically refused (see details) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a scoped goal
+         * @description A scoped goal says what learners of the instance should reach: target objectives (or taxonomy topics), the scope the recommendations draw from, the adaptive behavior (`practice`, `introduce`, `review`), completion criteria and timing (docs/goals.md). Targets must be in the instance's graph (422 otherwise). Assign it to registrations before asking for recommendations.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 90 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["createScopedGoal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2901,300 +520,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a scoped goal */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description true adds the scope resolved against the graph */
-                    resolved_scope?: "true" | "false";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The goal */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScopedGoal"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        /** Replace a scoped goal (adaptive_behavior and the target kind cannot change) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ScopedGoalRequest"];
-                };
-            };
-            responses: {
-                /** @description The updated goal */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ScopedGoal"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Semantically refused (see details) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a scoped goal
+         * @description One goal with its defaults filled; `?include_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance.
+         */
+        get: operations["getScopedGoal"];
+        /**
+         * Replace a scoped goal
+         * @description Replaces the goal's body. `adaptive_behavior` and the kind of target (objectives or topics) cannot change (422). Assignments are kept; recommendations follow the new body from the next request on.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 90 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["updateScopedGoal"];
         post?: never;
-        /** Delete a scoped goal and its assignments */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Done; no body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a scoped goal
+         * @description Deletes the goal and its assignments. Events already stored that name it are kept.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance.
+         */
+        delete: operations["deleteScopedGoal"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3208,103 +555,13 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Assign or unassign the goal for many registrations (ids ≤ 500, or every registration of a type) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["GoalAssignmentBatch"];
-                };
-            };
-            responses: {
-                /** @description Per-registration outcome; failures grouped by reason */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GoalAssignmentBatchResult"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Assign or unassign a goal for many registrations
+         * @description `action` `assign` or `unassign` for up to 500 registration ids, or for every registration of a `type` in the instance. Answers the outcome per registration with failures grouped by reason; assignment is idempotent. Rate limits: `assign` 10 and `unassign` 100 requests a minute per token, in separate windows.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 10 requests a minute per access token and concrete path (`assign` 10, `unassign` 100, separate windows) (docs/rate-limits.md).
+         */
+        put: operations["batchAssignScopedGoal"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3319,296 +576,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the goal is assigned to the registration (404 when not) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                    registration_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The assignment */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GoalAssignment"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        /** Assign the goal to a registration of the instance (idempotent) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                    registration_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The assignment */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["GoalAssignment"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Semantically refused (see details) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get a goal assignment
+         * @description The assignment of the goal to the registration; 404 when the goal is not assigned to it.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getScopedGoalAssignment"];
+        /**
+         * Assign a goal to a registration
+         * @description Assigns the goal to one registration of the same instance (an instructor registration is 422). Idempotent: assigning again answers the existing assignment.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 135 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["assignScopedGoal"];
         post?: never;
-        /** Unassign the goal from the registration (404 when not assigned) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    goal_id: string;
-                    registration_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Done; no body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Unassign a goal from a registration
+         * @description Removes the assignment; 404 when the goal was not assigned to the registration. The learner's events and model are kept.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 135 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        delete: operations["unassignScopedGoal"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3621,105 +610,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The modules the learner should do next for an assigned goal, best first (focuses the goal) */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Goal to target (assigned to the registration). */
-                    goal_id: string;
-                    /** @description Default false. When true, modules are returned even when the goal is complete. */
-                    continued_recommendations?: "true" | "false";
-                    /** @description Default false. When true, the top module's justification is included. */
-                    justifications?: "true" | "false";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The recommendation (the same recommendation_id until an event changes the learner state) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Recommendation"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the next recommended modules
+         * @description The modules the learner should work on next for a goal assigned to the registration, best first, with the goal's status and, with `justifications=true`, why each was chosen (docs/recommendation.md). Asking focuses the goal. The `recommendation_id` stays the same until an event changes the learner state; send it back in recommendation-followed events.
+         *
+         *     **Callers:** the partner admin; the end user who owns the resource. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getRecommendation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3737,111 +634,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Goal status and progress of the instance's learners, one page of registrations (creation order) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InstanceStatusAndProgressRequest"];
-                };
-            };
-            responses: {
-                /** @description One row per learner registration with at least one of the goals assigned */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["StatusAndProgressTable"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get goal status and progress of a learning instance
+         * @description Status (`no_work`, `in_progress`, `stuck`, `completed`...) and progress of each requested goal for the instance's learners: one row per learner registration with at least one of the goals assigned, in creation order, one page at a time (`registration_offset`, `registrations_per_page`; `next` says where the next page starts).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getLearningInstanceStatusAndProgress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3857,111 +656,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Goal status and progress of one registration */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["RegistrationStatusAndProgressRequest"];
-                };
-            };
-            responses: {
-                /** @description One row */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RegistrationStatusAndProgressTable"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get goal status and progress of a registration
+         * @description Status and progress of each requested goal for one registration, by the same rules as the recommendation's readiness and stuck. A goal not assigned to it is `no_work`.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance; the end user who owns the resource. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getRegistrationStatusAndProgress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3977,126 +678,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Proficiency per objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on: a page of the instance's learners */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InstanceProficiencyRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row per learner registration, at most 30 a page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ProficiencyValue"][];
-                            }[];
-                            next?: {
-                                registration_offset: number;
-                                registrations_per_page: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get proficiency rows of a learning instance
+         * @description Proficiency per learning objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on. One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getLearningInstanceProficiency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4112,126 +700,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Expected score on each goal's targets with a 95% interval (insufficient_data when the model has too little): a page of the instance's learners */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InstanceExpectedScoreRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row per learner registration, at most 30 a page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ExpectedScoreValue"][];
-                            }[];
-                            next?: {
-                                registration_offset: number;
-                                registrations_per_page: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get expected score rows of a learning instance
+         * @description Expected score on each goal's targets with a 95% interval; `insufficient_data` when the model has too little evidence. One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getLearningInstanceExpectedScore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4247,126 +722,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected date: a page of the instance's learners */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InstanceReadinessForecastRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row per learner registration, at most 30 a page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ReadinessForecastValue"][];
-                            }[];
-                            next?: {
-                                registration_offset: number;
-                                registrations_per_page: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get readiness forecast rows of a learning instance
+         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getLearningInstanceReadinessForecast"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4382,126 +744,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md): a page of the instance's learners */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["InstanceActiveTimeRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row per learner registration, at most 30 a page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ActiveTimeValue"][];
-                            }[];
-                            next?: {
-                                registration_offset: number;
-                                registrations_per_page: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get active time rows of a learning instance
+         * @description Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md). One row per learner registration, a page at a time (at most 30 a page; `next` says where the next page starts).
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getLearningInstanceActiveTime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4517,122 +766,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Proficiency per objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on: one registration */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ProficiencyRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ProficiencyValue"][];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the proficiency row of a registration
+         * @description Proficiency per learning objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on. The row of one registration.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance; the end user who owns the resource. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getRegistrationProficiency"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4648,122 +788,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Expected score on each goal's targets with a 95% interval (insufficient_data when the model has too little): one registration */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ExpectedScoreRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ExpectedScoreValue"][];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the expected score row of a registration
+         * @description Expected score on each goal's targets with a 95% interval; `insufficient_data` when the model has too little evidence. The row of one registration.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance; the end user who owns the resource. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getRegistrationExpectedScore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4779,122 +810,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected date: one registration */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ReadinessForecastRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ReadinessForecastValue"][];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the readiness forecast row of a registration
+         * @description Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date. The row of one registration.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance; the end user who owns the resource. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getRegistrationReadinessForecast"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4910,122 +832,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md): one registration */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ActiveTimeRowsRequest"];
-                };
-            };
-            responses: {
-                /** @description One row */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The request body echoed (defaults filled). */
-                            query: {
-                                [key: string]: unknown;
-                            };
-                            column_headers: string[];
-                            data: {
-                                /** Format: uuid */
-                                registration_id: string;
-                                values: components["schemas"]["ActiveTimeValue"][];
-                            }[];
-                        };
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Get the active time row of a registration
+         * @description Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md). The row of one registration.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance; the end user who owns the resource. **Rate limit:** 225 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["getRegistrationActiveTime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5041,111 +854,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Learners to watch: stuck, struggling, inactive, not started, behind schedule, per goal, with a reason */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["LearnersToWatchRequest"];
-                };
-            };
-            responses: {
-                /** @description The non-empty groups, per goal in request order */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LearnersToWatch"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A goal id names no scoped goal of the learning instance (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * List the learners to watch
+         * @description Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.
+         *
+         *     **Callers:** the partner admin; an instructor of the learning instance. **Rate limit:** 25 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["listLearnersToWatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5161,109 +876,151 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** How each account would score on groups of objectives today, at the requested confidence levels (140/min per partner) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PredictedScoreRequest"];
-                };
-            };
-            responses: {
-                /** @description Scores per account; group_scores and its alias grouped_scores */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PredictedScoreResponse"];
-                    };
-                };
-                /** @description Malformed request (see details) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked access token */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The caller rule refuses this caller */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No such resource for this partner */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 1 MiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown graph, or an objective not in the graph (details name it) */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
-                429: {
-                    headers: {
-                        /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
-                        "X-Service-Rate-Exceeded"?: string;
-                        /** @description Seconds until the request can be allowed again */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        /**
+         * Get predicted scores
+         * @description How each account would score today on each group of learning objectives of a graph, at the requested confidence levels (for example the 10th, 50th and 90th percentiles), from the learner model across all the account's registrations on that graph (docs/analytics.md). Limited to 140 requests a minute across the partner.
+         *
+         *     **Callers:** any token of the partner. **Rate limit:** 140 requests a minute across all tokens of the partner (docs/rate-limits.md).
+         */
+        post: operations["getPredictedScores"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/accounts/{account_id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Erase an account and all its registrations' data (asynchronous, with a receipt)
+         * @description Removes everything stored about the account and every registration of it, from every store (docs/privacy.md "Erasure"). The account and its registrations answer 404 at once; the work runs in the background and the receipt says `complete` once every store is done. The account row stays as a tombstone holding only a digest of its external_user_id, which is never given to another account. Repeating the request returns the same erasure (200 once complete). Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 150 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["eraseAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/learning-instances/{id}/erasure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a learning instance: its registrations' data, its goals and the instance (accounts stay)
+         * @description The same as an account erasure for every registration of the instance (deleted ones too), plus the instance's goals and their assignments; the instance row stays without its name and dates. The accounts stay; their account-level analytics are rebuilt from their other registrations. Repeating the request returns the same erasure. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        post: operations["eraseLearningInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/erasures/{erasure_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt of an erasure
+         * @description `pending` until every store is done, then `complete` with `completed_at` and the count of what was removed per store (docs/privacy.md lists the stores). Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 60 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/accounts/{account_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an account's data (streamed JSON, or xAPI statements)
+         * @description The account, its registrations, their goal assignments, every stored event as received, current per-objective beliefs with intervals and goal statuses, as one JSON document streamed as it is read (a learner with 100,000 events is never held in memory). `?format=xapi`: the events as a JSON array of xAPI 1.0.3 statements any LRS accepts (docs/privacy.md "Export"). Recorded in GET /v0/data-requests. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 60 requests a minute across all tokens of the partner (docs/rate-limits.md).
+         */
+        get: operations["exportAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/data-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The record of data requests: every export and erasure, who asked, when, what, and the outcome
+         * @description Newest first (bare array, paged by offset/limit; `type` and `subject_id` filter). Records are kept when their subject is erased: they are the proof it was. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["listDataRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/partner/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's settings (event retention)
+         * @description Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        get: operations["getPartnerSettings"];
+        /**
+         * Set the partner's settings (event retention)
+         * @description `event_retention_days`: events received longer ago leave the registrations' logs by a scheduled job, once folded into the learner state; the state, recommendations and analytics keep working (docs/privacy.md "Retention" says what is lost). `null`: keep every event. Partner admin only.
+         *
+         *     **Callers:** the partner admin. **Rate limit:** 15 requests a minute per access token and concrete path (docs/rate-limits.md).
+         */
+        put: operations["updatePartnerSettings"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5294,15 +1051,38 @@ export interface components {
             /** Format: uuid */
             error_id: string;
         };
+        /**
+         * @description Every refusal (decisions: HTTP conventions): `code` repeats the HTTP status, `message` is a sentence for a person, `error_id` is logged with the cause, `details` name the fields at fault (validation failures, unknown ids).
+         * @example {
+         *       "code": 422,
+         *       "message": "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+         *       "error_id": "0b7e3c7a-3f7e-4a51-9a57-2d5f6f0c9b11",
+         *       "details": [
+         *         {
+         *           "path": "body.module_id",
+         *           "message": "'mref-nope' is not a module of the graph"
+         *         }
+         *       ]
+         *     }
+         */
         Error: {
             code: number;
             message: string;
             /** Format: uuid */
             error_id: string;
-            details?: {
-                path: string;
-                message: string;
-            }[];
+            details?: components["schemas"]["ErrorDetail"][];
+        };
+        ErrorDetail: {
+            /**
+             * @description Where: `body.events[3].module_id`, `query.limit`, `header.idempotency-key`, `body[2].object.id`
+             * @example body.module_id
+             */
+            path: string;
+            /**
+             * @description What is wrong there
+             * @example 'mref-nope' is not a module of the graph
+             */
+            message: string;
         };
         TokenRequest: components["schemas"]["ClientCredentialsGrant"] | components["schemas"]["RefreshTokenGrant"];
         ClientCredentialsGrant: {
@@ -5514,6 +1294,131 @@ export interface components {
                 type: "recommendation-followed";
             }))[];
         };
+        /**
+         * @description The statement ids, in the order of the statements sent (generated ids included)
+         * @example [
+         *       "6b0f8d5e-1c52-4a3f-9f53-0c8d6b1f2a77"
+         *     ]
+         */
+        XapiStatementIds: string[];
+        /** @description One statement, or an array of 1 to 500: validated together and stored all or nothing. */
+        XapiStatements: components["schemas"]["XapiStatement"] | components["schemas"]["XapiStatement"][];
+        /**
+         * @description An xAPI 1.0.x statement; docs/xapi.md maps each field to a graded or ungraded event.
+         * @example {
+         *       "id": "6b0f8d5e-1c52-4a3f-9f53-0c8d6b1f2a77",
+         *       "actor": {
+         *         "objectType": "Agent",
+         *         "account": {
+         *           "homePage": "https://lms.example.edu",
+         *           "name": "student-4711"
+         *         }
+         *       },
+         *       "verb": {
+         *         "id": "http://adlnet.gov/expapi/verbs/answered",
+         *         "display": {
+         *           "en-US": "answered"
+         *         }
+         *       },
+         *       "object": {
+         *         "objectType": "Activity",
+         *         "id": "https://lms.example.edu/activities/mref-one-step-eq-q1"
+         *       },
+         *       "result": {
+         *         "success": true,
+         *         "duration": "PT42S"
+         *       },
+         *       "context": {
+         *         "registration": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed"
+         *       },
+         *       "timestamp": "2027-01-05T15:04:00Z"
+         *     }
+         */
+        XapiStatement: {
+            /**
+             * Format: uuid
+             * @description The statement id (generated when absent): a statement is stored once per id
+             */
+            id?: string;
+            /** @description An Agent identified by `account` alone: a statement whose actor also carries mbox, mbox_sha1sum or openid is refused (Pathwise keeps no e-mail addresses) */
+            actor: {
+                /**
+                 * @description Agent (a group names no single learner)
+                 * @enum {string}
+                 */
+                objectType?: "Agent";
+                name?: string;
+                account: {
+                    /**
+                     * @description The partner's system (not checked)
+                     * @example https://lms.example.edu
+                     */
+                    homePage: string;
+                    /**
+                     * @description The Pathwise account's `external_user_id` (must be that of the registration's account)
+                     * @example student-4711
+                     */
+                    name: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            verb: {
+                /** @example http://adlnet.gov/expapi/verbs/answered */
+                id: string;
+                display?: {
+                    [key: string]: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            object: {
+                /**
+                 * @description Activity (or absent). Agents, groups and sub-statements are refused (400); a StatementRef with the voided verb is voiding (501)
+                 * @enum {string}
+                 */
+                objectType?: "Activity" | "Agent" | "Group" | "StatementRef" | "SubStatement";
+                /**
+                 * @description The module: its mref- label, its uuid, `urn:uuid:<uuid>`, or an IRI whose fragment or last path segment is one of these
+                 * @example https://lms.example.edu/activities/mref-one-step-eq-q1
+                 */
+                id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            result?: {
+                /** @description Present: a graded event with `is_correct` = success. Absent: an ungraded event */
+                success?: boolean;
+                completion?: boolean;
+                /**
+                 * @description ISO 8601 duration (days, hours, minutes, seconds; fractions allowed): the event's `duration`
+                 * @example PT42S
+                 */
+                duration?: string;
+                response?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Required, with `registration` (a voiding statement carries none: it is answered 501) */
+            context?: {
+                /**
+                 * Format: uuid
+                 * @description The Pathwise registration id (required)
+                 * @example 1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed
+                 */
+                registration?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the interaction ended: the event's `interaction_end_time` (absent: the time received)
+             */
+            timestamp?: string;
+            version?: string;
+        } & {
+            [key: string]: unknown;
+        };
         GraphValidation: {
             valid: boolean;
             errors: {
@@ -5535,7 +1440,7 @@ export interface components {
             bundles: number;
             taxa: number;
         };
-        /** @description At most 20,000 modules and 2,000 learning objectives. Request bodies up to 16 MiB are accepted on the graph document routes. */
+        /** @description At most 20,000 modules, 2,000 learning objectives, 20,000 bundles and 20,000 taxa. Request bodies up to 6 MiB are accepted on the graph document routes. A validation lists at most 1000 errors and 1000 warnings (the last entry counts the rest). */
         GraphDocument: {
             /**
              * @description The partner's graph reference; unique per partner, immutable.
@@ -6022,7 +1927,7 @@ export interface components {
          */
         InstanceActiveTimeRowsRequest: {
             /**
-             * @description ISO 8601 date or date-time
+             * @description ISO 8601 date or date-time, in the years 1970 to 2100
              * @example 2027-01-04
              */
             start_date: string;
@@ -6090,7 +1995,7 @@ export interface components {
          */
         ActiveTimeRowsRequest: {
             /**
-             * @description ISO 8601 date or date-time
+             * @description ISO 8601 date or date-time, in the years 1970 to 2100
              * @example 2027-01-04
              */
             start_date: string;
@@ -6171,6 +2076,7 @@ export interface components {
             };
         };
         /**
+         * @description Limits (422 beyond, naming the limit; page by accounts): at most 500 accounts, 20 groups, 200 distinct objectives, 11 confidence levels; accounts × distinct objectives ≤ 10,000; accounts × (groups + distinct objectives + 1) × levels ≤ 50,000; an answer of at most 10 MB.
          * @example {
          *       "account_ids": [
          *         "7d1e5a40-8c3b-4e9f-a2d6-1b0c9e8f7a65",
@@ -6228,6 +2134,167 @@ export interface components {
              */
             learning_objective_coverage_requirement?: number;
         };
+        /**
+         * @example {
+         *       "erasure_id": "0f3c6c43-3d1e-4b0e-9a35-8c1c3e7a8b21",
+         *       "status": "pending"
+         *     }
+         */
+        ErasureAccepted: {
+            /** Format: uuid */
+            erasure_id: string;
+            /** @enum {string} */
+            status: "pending" | "complete";
+        };
+        /**
+         * @example {
+         *       "erasure_id": "0f3c6c43-3d1e-4b0e-9a35-8c1c3e7a8b21",
+         *       "account_id": "1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed",
+         *       "status": "complete",
+         *       "requested_at": "2026-11-25T10:00:00.000Z",
+         *       "completed_at": "2026-11-25T10:00:01.412Z",
+         *       "removed": {
+         *         "registration_objects": 2,
+         *         "events": 1000,
+         *         "registrations": 2,
+         *         "goal_assignments": 2,
+         *         "access_tokens": 1
+         *       }
+         *     }
+         */
+        ErasureReceipt: {
+            /** Format: uuid */
+            erasure_id: string;
+            /**
+             * Format: uuid
+             * @description The erased account (account erasures).
+             */
+            account_id?: string;
+            /**
+             * Format: uuid
+             * @description The erased learning instance (instance erasures).
+             */
+            learning_instance_id?: string;
+            /** @enum {string} */
+            status: "pending" | "complete";
+            /** @description ISO 8601 UTC */
+            requested_at: string;
+            /** @description ISO 8601 UTC; null while pending */
+            completed_at: string | null;
+            /** @description What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. While pending: what has been removed so far. */
+            removed: {
+                [key: string]: number;
+            };
+        };
+        AccountExport: {
+            /** @enum {string} */
+            format: "pathwise.account-export.v1";
+            exported_at: string;
+            account: {
+                /** Format: uuid */
+                id: string;
+                external_user_id: string;
+                created_at: string;
+                disabled: boolean;
+            };
+            registrations: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                type: "learner" | "instructor";
+                created_at: string;
+                deleted: boolean;
+                learning_instance: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                    graph_id: string;
+                };
+                goal_assignments: {
+                    /** Format: uuid */
+                    goal_id: string;
+                    name: string;
+                    assigned_at: string;
+                }[];
+                /** @description Current belief per learning objective the learner has worked on, with its 95% interval. */
+                beliefs: {
+                    learning_objective_id: string;
+                    proficiency: number;
+                    lower: number;
+                    upper: number;
+                    evidence: number;
+                }[];
+                /** @description Status and progress of each assigned goal. */
+                goal_statuses: components["schemas"]["StatusAndProgress"][];
+                events_removed_by_retention: number;
+                /** @description Every stored event, oldest first, as received. */
+                events: components["schemas"]["ExportedEvent"][];
+            }[];
+        };
+        ExportedEvent: {
+            /** @enum {string} */
+            type: "graded-events" | "ungraded-events" | "recommendation-followed-events" | "focus-events";
+            received_at: string;
+            /** @description As sent (mref- label or module uuid). */
+            module_id?: string;
+            /** @description The module's mref- label it was resolved to. */
+            module?: string;
+            interaction_end_time?: string;
+            time_followed?: string;
+            is_correct?: boolean;
+            duration?: number;
+            goal_id?: string;
+            instance_hash?: string;
+            recommendation_id?: number;
+            graph_version?: number;
+            /** @description The xAPI statement the event came from (POST /v0/xapi/statements). */
+            statement_id?: string;
+        };
+        DataRequest: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "erasure" | "export";
+            subject: {
+                /** @enum {string} */
+                type: "account" | "learning_instance";
+                /** Format: uuid */
+                id: string;
+            };
+            /** @enum {string} */
+            format?: "json" | "xapi";
+            requested_by: {
+                /**
+                 * Format: uuid
+                 * @description The account whose token made the request (the partner admin).
+                 */
+                account_id: string;
+                /** @description The request's X-Request-Id. */
+                request_id?: string;
+            };
+            requested_at: string;
+            /**
+             * @description Erasure: pending, then complete. Export: streaming while it is sent, then complete (every byte handed over), failed (the service failed mid-way) or cancelled (the client went away).
+             * @enum {string}
+             */
+            outcome: "pending" | "complete" | "streaming" | "failed" | "cancelled";
+            completed_at: string | null;
+            /** Format: uuid */
+            erasure_id?: string;
+            /** @description Export: registrations, events and bytes sent. */
+            detail?: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @example {
+         *       "event_retention_days": 365
+         *     }
+         */
+        PartnerSettings: {
+            /** @description Events received longer ago than this many days leave the registrations' logs (their effect on the learner state stays); null: kept. docs/privacy.md "Retention". */
+            event_retention_days: number | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -6236,4 +2303,5621 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description A new token pair */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description RFC 6749 error: invalid_client */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description IP-based limit: the queue for this client IP and path is full (X-Service-Rate-Exceeded: ip-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAccount"];
+            };
+        };
+        responses: {
+            /** @description The new account */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedAccount"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description external_user_id already used (also by a disabled account) or looks like an e-mail address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCurrentAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchCreateAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountsBatch"];
+            };
+        };
+        responses: {
+            /** @description One result per request entry, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountsBatchResult"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLearningInstances: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Learning instances in creation order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningInstance"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLearningInstance"];
+            };
+        };
+        responses: {
+            /** @description The new learning instance */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningInstance"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The learning instance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningInstance"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateLearningInstance"];
+            };
+        };
+        responses: {
+            /** @description The updated learning instance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningInstance"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Name holds an e-mail address, or dates out of order */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLearningInstanceRegistrations: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+                type?: "learner" | "instructor";
+            };
+            header?: never;
+            path: {
+                li_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Registrations in creation order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateRegistration"];
+            };
+        };
+        responses: {
+            /** @description The new registration */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown or disabled account, or already registered */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reg_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reg_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postGradedEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GradedEvent"];
+            };
+        };
+        responses: {
+            /** @description Stored durably and applied to the learner model */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postUngradedEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UngradedEvent"];
+            };
+        };
+        responses: {
+            /** @description Stored durably and applied to the learner model */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postRecommendationFollowedEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecommendationFollowedEvent"];
+            };
+        };
+        responses: {
+            /** @description Stored durably and applied to the learner model */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postFocusEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FocusEvent"];
+            };
+        };
+        responses: {
+            /** @description Stored durably and applied to the learner model */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBatchEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchEvents"];
+            };
+        };
+        responses: {
+            /** @description Stored durably and applied to the learner model */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putXapiStatement: {
+        parameters: {
+            query: {
+                /** @description The statement's id (xAPI 7.2.1) */
+                statementId: string;
+            };
+            header: {
+                /** @description The xAPI version of the request: 1.0.x */
+                "x-experience-api-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["XapiStatement"];
+            };
+        };
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A statement id was already used for a different statement (details name it); nothing was stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Voiding statements are not supported (details name them); nothing was stored */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postXapiStatements: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The xAPI version of the request: 1.0.x */
+                "x-experience-api-version": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["XapiStatements"];
+            };
+        };
+        responses: {
+            /** @description Stored (or already stored): the statement ids, in the order sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["XapiStatementIds"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A statement id was already used for a different statement (details name it); nothing was stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Voiding statements are not supported (details name them); nothing was stored */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validateGraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GraphDocument"];
+            };
+        };
+        responses: {
+            /** @description The validation report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphValidation"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGraphs: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Graphs in creation order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphSummary"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GraphDocument"];
+            };
+        };
+        responses: {
+            /** @description The new graph */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphVersionCreated"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The document is invalid (details list every problem) or the label is already used */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGraph: {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Graph uuid or gref- label */
+                graph_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The graph */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Graph"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateGraph: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Graph uuid or gref- label */
+                graph_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GraphDocument"];
+            };
+        };
+        responses: {
+            /** @description The new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphVersionCreated"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Updated concurrently */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 6 MiB (graph document routes only; 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listScopedGoals: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Goals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopedGoal"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopedGoalRequest"];
+            };
+        };
+        responses: {
+            /** @description The new goal, defaults filled */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopedGoal"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically refused (see details) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScopedGoal: {
+        parameters: {
+            query?: {
+                /** @description true adds the scope resolved against the graph */
+                resolved_scope?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The goal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopedGoal"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopedGoalRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated goal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScopedGoal"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically refused (see details) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    batchAssignScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GoalAssignmentBatch"];
+            };
+        };
+        responses: {
+            /** @description Per-registration outcome; failures grouped by reason */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalAssignmentBatchResult"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScopedGoalAssignment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+                registration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalAssignment"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    assignScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+                registration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The assignment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoalAssignment"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Semantically refused (see details) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unassignScopedGoal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                goal_id: string;
+                registration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRecommendation: {
+        parameters: {
+            query: {
+                /** @description Goal to target (assigned to the registration). */
+                goal_id: string;
+                /** @description Default false. When true, modules are returned even when the goal is complete. */
+                continued_recommendations?: "true" | "false";
+                /** @description Default false. When true, the top module's justification is included. */
+                justifications?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recommendation (the same recommendation_id until an event changes the learner state) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recommendation"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstanceStatusAndProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceStatusAndProgressRequest"];
+            };
+        };
+        responses: {
+            /** @description One row per learner registration with at least one of the goals assigned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusAndProgressTable"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistrationStatusAndProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegistrationStatusAndProgressRequest"];
+            };
+        };
+        responses: {
+            /** @description One row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationStatusAndProgressTable"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstanceProficiency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceProficiencyRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row per learner registration, at most 30 a page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ProficiencyValue"][];
+                        }[];
+                        next?: {
+                            registration_offset: number;
+                            registrations_per_page: number;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstanceExpectedScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceExpectedScoreRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row per learner registration, at most 30 a page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ExpectedScoreValue"][];
+                        }[];
+                        next?: {
+                            registration_offset: number;
+                            registrations_per_page: number;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstanceReadinessForecast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceReadinessForecastRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row per learner registration, at most 30 a page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ReadinessForecastValue"][];
+                        }[];
+                        next?: {
+                            registration_offset: number;
+                            registrations_per_page: number;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLearningInstanceActiveTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InstanceActiveTimeRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row per learner registration, at most 30 a page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ActiveTimeValue"][];
+                        }[];
+                        next?: {
+                            registration_offset: number;
+                            registrations_per_page: number;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistrationProficiency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProficiencyRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ProficiencyValue"][];
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistrationExpectedScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpectedScoreRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ExpectedScoreValue"][];
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistrationReadinessForecast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadinessForecastRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ReadinessForecastValue"][];
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRegistrationActiveTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActiveTimeRowsRequest"];
+            };
+        };
+        responses: {
+            /** @description One row */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request body echoed (defaults filled). */
+                        query: {
+                            [key: string]: unknown;
+                        };
+                        column_headers: string[];
+                        data: {
+                            /** Format: uuid */
+                            registration_id: string;
+                            values: components["schemas"]["ActiveTimeValue"][];
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLearnersToWatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LearnersToWatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The non-empty groups, per goal in request order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearnersToWatch"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A goal id names no scoped goal of the learning instance (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPredictedScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PredictedScoreRequest"];
+            };
+        };
+        responses: {
+            /** @description Scores per account; group_scores and its alias grouped_scores */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictedScoreResponse"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown graph, or an objective not in the graph (details name it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's erasure is already complete (a repeated request) */
+            200: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description The erasure was recorded and runs in the background: poll GET /v0/erasures/{erasure_id} for the receipt */
+            202: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The partner admin account cannot be erased */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseLearningInstance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance's erasure is already complete (a repeated request) */
+            200: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description The erasure was recorded and runs in the background: poll GET /v0/erasures/{erasure_id} for the receipt */
+            202: {
+                headers: {
+                    /** @description /v0/erasures/{erasure_id}: the receipt */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureAccepted"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasure_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureReceipt"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAccount: {
+        parameters: {
+            query?: {
+                /** @description json (default): one JSON document; xapi: a JSON array of xAPI 1.0.3 statements. */
+                format?: "json" | "xapi";
+            };
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export (format json: AccountExport; format xapi: an array of statements) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountExport"] | components["schemas"]["XapiStatement"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDataRequests: {
+        parameters: {
+            query?: {
+                offset?: number | null;
+                limit?: number;
+                type?: "erasure" | "export";
+                /** @description Only the requests about this account or learning instance. */
+                subject_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Data requests, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataRequest"][];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPartnerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerSettings"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePartnerSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings now in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerSettings"];
+                };
+            };
+            /** @description Malformed request (see details) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, expired or revoked access token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller rule refuses this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource for this partner */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded (docs/rate-limits.md); the request was not processed */
+            429: {
+                headers: {
+                    /** @description Which limit refused the request: token-limited, partner-limited or ip-limited */
+                    "X-Service-Rate-Exceeded"?: string;
+                    /** @description Seconds until the request can be allowed again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (token check, event store) was unavailable; nothing was done. Retry after Retry-After seconds (events: with the same Idempotency-Key) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { LearnerEvent } from "../src/model/index";
+import { csrRows } from "./lib/npz";
 
 export interface KtRow {
   user: string;
@@ -57,8 +58,10 @@ export function readRows(path: string): KtRow[] {
   return rows;
 }
 
-/** item id -> skill ids. */
+/** item id -> skill ids, from q_mat.csv (`item_id,skill_ids`) or the published q_mat.npz. */
 export function readQmat(path: string): Map<string, string[]> {
+  // q_mat.npz as published (a scipy.sparse CSR matrix, items x skills): row = item id, columns = skill ids
+  if (path.endsWith(".npz")) return new Map(csrRows(readFileSync(path)).map((skills, item) => [String(item), skills.map(String)]));
   const text = readFileSync(path, "utf8");
   const lines = text.split(/\r?\n/);
   const out = new Map<string, string[]>();

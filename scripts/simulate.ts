@@ -1,35 +1,33 @@
 // `npm run --silent simulate -- --base URL ...`: the learner simulator against a RUNNING service, over
-// HTTP only (docs/recommendation.md, "Simulator"). Strategy A is the service's own recommendations;
-// B and C run in the simulated world on the same students; the table is the in-process runner's.
+// HTTP only (docs/recommendation.md, "Simulator"): classes of family worlds, A the service's own
+// recommendations, B the partner's sequence judged by the service's status, C the oracle; the table
+// is the in-process family runner's (scripts/simulate/family-run.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { isPathwiseError, PathwiseNetworkError } from "../client";
-import { type Credentials, httpFactory, provisionWorld, simulatorClient, TransportError } from "./simulate/http";
-import { compileWorld, inProcessFactory } from "./simulate/in-process";
-import type { Summary } from "./simulate/metrics";
-import { runWorld } from "./simulate/run";
-import { tableHead, tableRow } from "./simulate/table";
-import { VARIANTS } from "./simulate/variants";
-import { generateWorld, LARGE, SMALL, type WorldParams } from "./simulate/world";
+import { runClassA, runClassB, runClassC, runClassD } from "./simulate/class-run";
+import { describe, familyParams } from "./simulate/family";
+import { familyTable, figures, WORLD_HEADER, type WorldFigures, worldRow } from "./simulate/family-metrics";
+import { type Credentials, httpClass, simulatorClient, TransportError } from "./simulate/http";
+import { inProcessClass } from "./simulate/in-process";
+import { generateWorld } from "./simulate/world";
 
 const DEMO_FILE = ".wrangler/demo-partner.json";
 
 const USAGE = `Usage: npm run --silent simulate -- [options]
 
-Drives a running Pathwise service over its public API with simulated students and prints, per seed
-and world size, the steps to true mastery of A (the service's recommendations), B (fixed curriculum)
-and C (oracle), A/C, A/B, false-ready rate, stuck precision and recall, and work_remaining error.
+Drives a running Pathwise service over its public API with simulated classes of the world family
+(scripts/simulate/family.ts; docs/recommendation.md "World family") and prints, per world, the
+figures of the in-process family table: A (the service's recommendations) against B (the partner's
+fixed curriculum, judged by the service's status and progress) and C (oracle), redundant steps,
+ready lag, false-ready, stuck precision and recall, and B's complete, false-complete and struggling.
 
   --base URL             the service (default http://localhost:8787)
-  --seeds 1,2,3,4,5      world seeds (default 1,2,3,4,5)
-  --sizes small,large    world sizes (default small,large)
-  --students N           students per world (default 100; the first N of the in-process runner's 200)
-  --concurrency K        students tutored in parallel (default 8)
-  --behavior practice    the goal's adaptive_behavior (practice, introduce, review)
-  --variant base         world variant (${Object.keys(VARIANTS).join(", ")})
+  --worlds 101,102,103   family world seeds (default 101,102,103: worlds the engine was never run on in tuning)
+  --students N           students per world (default 40)
+  --compare              also run the same worlds in process (one more row per world)
   --client-id ID --client-secret SECRET --admin-scope EXTERNAL_USER_ID
                          partner credentials (default: the demo partner of \`npm start\`, ${DEMO_FILE})
-  --compare              also run strategy A in process on the same students (one more row per world)
-  --json                 print the summaries as JSON after the table
+  --json                 print the figures as JSON after the table
 
 Rate limits: the service's spec limits (15 requests a minute per token on a registration's
 recommendation and event paths) are respected: the driver waits for the window (RateLimit-*
@@ -66,18 +64,9 @@ async function main(): Promise<void> {
     return;
   }
   const base = arg("base", "http://localhost:8787").replace(/\/+$/, "");
-  const sizes = arg("sizes", "small,large").split(",");
-  const seeds = arg("seeds", "1,2,3,4,5").split(",").map(Number);
-  const students = Number(arg("students", "100"));
-  const concurrency = Number(arg("concurrency", "8"));
-  const behavior = arg("behavior", "practice") as "practice" | "introduce" | "review";
-  const variant = arg("variant", "base");
-  const tweak = VARIANTS[variant];
-  if (!tweak) throw new Error(`unknown variant ${variant}; known: ${Object.keys(VARIANTS).join(", ")}`);
-  if (!["practice", "introduce", "review"].includes(behavior)) throw new Error(`unknown behavior ${behavior}`);
-  if (seeds.some((s) => !Number.isInteger(s)) || !(students >= 1) || !(concurrency >= 1))
-    throw new Error(`bad --seeds, --students or --concurrency\n\n${USAGE}`);
-  for (const size of sizes) if (size !== "small" && size !== "large") throw new Error(`unknown size ${size} (small, large)`);
+  const seeds = arg("worlds", "101,102,103").split(",").map(Number);
+  const students = Number(arg("students", "40"));
+  if (seeds.some((s) => !Number.isInteger(s)) || !(students >= 1)) throw new Error(`bad --worlds or --students\n\n${USAGE}`);
 
   try {
     const res = await fetch(`${base}/v0/openapi.json`, { signal: AbortSignal.timeout(10_000) });
@@ -89,28 +78,29 @@ async function main(): Promise<void> {
   await api.accessToken();
   const runId = `${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`;
   const compare = process.argv.includes("--compare");
-  const results: { size: string; seed: number; runner: string; summary: Summary }[] = [];
-  console.log(tableHead());
+  const rows: WorldFigures[] = [];
+  const results: { seed: number; runner: string; figures: WorldFigures }[] = [];
+  console.log(WORLD_HEADER);
   const started = performance.now();
-  for (const size of sizes) {
-    for (const seed of seeds) {
-      const params: WorldParams = { ...(size === "large" ? LARGE : SMALL), ...tweak, students };
-      const world = generateWorld(params, seed);
-      const t0 = performance.now();
-      const provisioned = await provisionWorld(api, world, runId, behavior);
-      const r = await runWorld(world, httpFactory(api, provisioned, runId), { concurrency });
-      const label = `${size} (${params.objectives})`;
-      const variantLabel = `${variant}${behavior === "practice" ? "" : `, ${behavior}`}`;
-      console.log(tableRow(label, `${variantLabel}, HTTP`, seed, world.scope.length, r.summary));
-      results.push({ size, seed, runner: "http", summary: r.summary });
-      console.error(`  ${label} seed ${seed}: ${((performance.now() - t0) / 1000).toFixed(0)} s, graph ${provisioned.graphLabel}`);
-      if (compare) {
-        const local = await runWorld(world, inProcessFactory(compileWorld(world, behavior)));
-        console.log(tableRow(label, `${variantLabel}, in-process`, seed, world.scope.length, local.summary));
-        results.push({ size, seed, runner: "in-process", summary: local.summary });
-      }
+  const http = httpClass(api, runId);
+  const local = inProcessClass();
+  for (const seed of seeds) {
+    const world = generateWorld(familyParams(seed, students), seed, `family ${seed}`);
+    const t0 = performance.now();
+    const name = `${seed} ${describe(world.params)} sc${world.scope.length}`;
+    const f = figures(await runClassA(world, await http(world, "A")), await runClassB(world, await http(world, "B")), runClassC(world), runClassD(world));
+    rows.push(f);
+    results.push({ seed, runner: "http", figures: f });
+    console.log(worldRow(`${name}, HTTP`, f));
+    console.error(`  world ${seed}: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    if (compare) {
+      const g = figures(await runClassA(world, await local(world, "A")), await runClassB(world, await local(world, "B")), runClassC(world), runClassD(world));
+      results.push({ seed, runner: "in-process", figures: g });
+      console.log(worldRow(`${name}, in-process`, g));
     }
   }
+  console.log();
+  console.log(familyTable(rows));
   const { requests, refused } = stats;
   console.error(`${requests} requests in ${((performance.now() - started) / 1000).toFixed(0)} s; ${refused} answered 429 and waited out`);
   if (refused > 0) console.error("(the service applies rate limits: RATE_LIMIT_MULTIPLIER=1000 npm start runs much faster)");

@@ -1,6 +1,7 @@
 import { type Config, configFrom } from "./config";
 import { type Db, openDb } from "./db/client";
 import type { Env } from "./env";
+import { apiDocument } from "./http/api-document";
 import { bodySizeLimit } from "./http/body-limit";
 import { corsForListedOrigins } from "./http/cors";
 import { onError, onNotFound } from "./http/errors";
@@ -9,8 +10,11 @@ import { createRouter } from "./http/router";
 import { securityHeaders } from "./http/security-headers";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
+import { dataRequestsRouter } from "./routes/data-requests";
 import { docsRouter } from "./routes/docs";
+import { erasuresRouter } from "./routes/erasures";
 import { eventsRouter } from "./routes/events";
+import { exportsRouter } from "./routes/exports";
 import { goalsRouter } from "./routes/goals";
 import { graphsRouter } from "./routes/graphs";
 import { learningInstancesRouter } from "./routes/learning-instances";
@@ -21,6 +25,7 @@ import { predictedScoreRouter } from "./routes/predicted-score";
 import { recommendationsRouter } from "./routes/recommendations";
 import { registrationsRouter } from "./routes/registrations";
 import { statusAndProgressRouter } from "./routes/status-and-progress";
+import { xapiRouter } from "./routes/xapi";
 
 /**
  * The config and the drizzle instance derived from one env object. The runtime hands every request
@@ -54,14 +59,7 @@ export function createApp() {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "Bearer", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "Basic", { type: "http", scheme: "basic" });
-  app.doc31("/v0/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Pathwise API",
-      version: "0.1.0",
-      description: "Adaptive learning analytics and recommendations. Obtain a token with POST /v0/oauth/token, then send `Authorization: Bearer <token>`.",
-    },
-  });
+  app.doc31("/v0/openapi.json", apiDocument);
   app.onError(onError);
   app.notFound(onNotFound);
 
@@ -73,12 +71,16 @@ export function createApp() {
     .route("/", learningInstancesRouter)
     .route("/", registrationsRouter)
     .route("/", eventsRouter)
+    .route("/", xapiRouter)
     .route("/", graphsRouter)
     .route("/", goalsRouter)
     .route("/", recommendationsRouter)
     .route("/", statusAndProgressRouter)
     .route("/", metricsRouter)
     .route("/", predictedScoreRouter)
+    .route("/", erasuresRouter)
+    .route("/", exportsRouter)
+    .route("/", dataRequestsRouter)
     .route("/", docsRouter)
     .route("/", opsRouter);
 }

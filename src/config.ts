@@ -5,8 +5,9 @@ import { DEFAULT_TOKEN_GATE_SHARDS, MAX_TOKEN_GATE_SHARDS } from "./rate-limits/
 /**
  * The deployment's settings, parsed from the environment (wrangler.toml `[vars]`, `.dev.vars`,
  * secrets) by one zod schema. A value that does not parse is a configuration error: `configFrom`
- * throws with every problem named, so a bad deployment fails at once (every request answers 500 and
- * logs the cause) instead of running quietly on defaults. Fixed limits of the API contract are not
+ * throws with every problem named, so a bad deployment fails at once instead of running quietly on
+ * defaults: `npm run deploy:check` parses wrangler.toml's vars (scripts/check-config.ts) and the
+ * Worker parses its environment when it starts (src/index.ts), never first at request time. Fixed limits of the API contract are not
  * settings; they live in src/schemas/limits.ts.
  */
 export interface Config {

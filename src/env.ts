@@ -3,6 +3,7 @@ import type { IpGate } from "./objects/ip-gate";
 import type { PartnerGate } from "./objects/partner-gate";
 import type { RegistrationObject } from "./objects/registration/registration-object";
 import type { TokenGate } from "./objects/token-gate";
+import type { ErasureMessage } from "./services/erasure/queue";
 import type { ModelUpdateMessage } from "./services/item-params";
 
 /** Bindings and variables of the Worker (wrangler.toml, .dev.vars, secrets). */
@@ -17,6 +18,8 @@ export interface Env {
   MODEL_UPDATES: Queue<ModelUpdateMessage>;
   /** registrations' learner-state projections, merged per (account, graph) for predicted scores (src/queues/projections.ts) */
   PROJECTIONS: Queue<ProjectionMessage>;
+  /** erasure jobs: each message advances one erasure (src/queues/erasures.ts, docs/privacy.md) */
+  ERASURES: Queue<ErasureMessage>;
   /** HMAC key that signs access tokens (a secret: `wrangler secret put TOKEN_SIGNING_KEY`). */
   TOKEN_SIGNING_KEY: string;
   ACCESS_TOKEN_TTL_SECONDS?: string;

@@ -12,7 +12,8 @@
  * RATE_LIMIT_MULTIPLIER to go faster.
  */
 import { createPathwiseClient, type PathwiseClient, type RequestBody } from "../../client";
-import type { TutorFactory, TutorView } from "./strategies";
+import type { ClassFactory, StatusView, StudentSession } from "./class-run";
+import type { TutorView } from "./strategies";
 import { goalBody, graphDocument, type Student, type World } from "./world";
 
 export interface Credentials {
@@ -80,9 +81,9 @@ export async function provisionWorld(
  * and posts each answer as a graded event (ungraded for instructional atoms), stamped with the real
  * time (strictly increasing per student).
  */
-export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, runId: string): TutorFactory {
+export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, runId: string) {
   const { learningInstanceId, goalId } = provisioned;
-  return async (world: World, student: Student) => {
+  return async (world: World, student: Student): Promise<StudentSession> => {
     const externalUserId = `sim-${runId}-${world.params.objectives}-${world.seed}-${student.index}`;
     const account = await api.POST("/v0/accounts", { body: { external_user_id: externalUserId } });
     const reg = await api.POST("/v0/registrations", { body: { account_id: account.id, learning_instance_id: learningInstanceId, type: "learner" } });
@@ -92,12 +93,17 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
     const learner = api.as(externalUserId);
     const path = { id: reg.id };
     let clock = 0;
+    const status = async (): Promise<StatusView> => {
+      const table = await learner.POST("/v0/registrations/{id}/metrics/status-and-progress", { params: { path }, body: { goal_ids: [goalId] } });
+      const st = table.data[0]?.status_and_progress[0];
+      if (!st) throw new TransportError(`status-and-progress of ${reg.id}: no row`);
+      return { status: st.status, progress: st.progress, workRemaining: st.work_remaining };
+    };
     return {
+      status,
       async view(): Promise<TutorView> {
         const rec = await learner.GET("/v0/registrations/{id}/recommendation", { params: { path, query: { goal_id: goalId, justifications: "true" } } });
-        const table = await learner.POST("/v0/registrations/{id}/metrics/status-and-progress", { params: { path }, body: { goal_ids: [goalId] } });
-        const st = table.data[0]?.status_and_progress[0];
-        if (!st) throw new TransportError(`status-and-progress of ${reg.id}: no row`);
+        const st = await status();
         if (rec.status === "unfocused") throw new TransportError(`recommendation of ${reg.id}: the goal is not focused by the request`);
         if ((rec.status === "ready") !== (st.status === "complete"))
           throw new TransportError(`registration ${reg.id}: recommendation ${rec.status} but status ${st.status}`);
@@ -107,7 +113,7 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
           moduleIds: rec.module_ids,
           ready: rec.status === "ready",
           stuck: rec.stuck === true,
-          workRemaining: st.work_remaining,
+          workRemaining: st.workRemaining,
           status: st.status,
           progress: st.progress,
           current: j?.current_learning_objective_id,
@@ -123,5 +129,18 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
         else await learner.POST("/v0/registrations/{id}/graded-events", { params: { path }, body: { ...event, is_correct: correct } });
       },
     };
+  };
+}
+
+/**
+ * A class over HTTP (class-run.ts): the world provisioned once per strategy (its own graph, so what
+ * the service learns from A's class does not reach B's), every student a registration of it. The
+ * service refreshes what it learns from the class on its own schedule (decisions.md "Freshness").
+ */
+export function httpClass(api: PathwiseClient, runId: string): ClassFactory {
+  return async (world, strategy) => {
+    const run = `${runId}${strategy.toLowerCase()}`;
+    const student = httpFactory(api, await provisionWorld(api, world, run), run);
+    return { student: (s) => student(world, s), tick: async () => {} };
   };
 }

@@ -1,26 +1,24 @@
 /**
- * Strategy A in-process: exactly what the RegistrationObject does per event and per request —
- * applyEvent with SERVICE_PARAMS and the graph's PrereqGraph plus the tutor-state update
- * (applyTutoredEvent), and the policy on the goal prepared from the graph's runtime form.
+ * The engine in process, exactly as the service runs it: per event the tutor-state update
+ * (src/policy) and the registration's contribution to the population statistics (src/tracing); per
+ * request the policy on the goal prepared from the graph's runtime form with the population's current
+ * rates. The class's statistics are gathered as the queue does and turned into rates every
+ * REFRESH_ROUNDS rounds (a round is one step of every student, about 45 s of a class: the service
+ * refreshes within 60 s).
  */
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
 import { resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
 import { type GraphIndex, indexGraph } from "../../src/graphs/runtime-graph";
-import { initialLearnerState, type LearnerEvent, type ModelParams } from "../../src/model";
-import { SERVICE_PARAMS } from "../../src/model/service-params";
-import {
-  type AdaptiveBehavior,
-  applyTutoredEvent,
-  GoalAnalysis,
-  goalStatusWith,
-  initialTutorState,
-  type PreparedGoal,
-  prepareGoal,
-  recommendWith,
-} from "../../src/policy";
-import { modelGraphFor } from "../../src/policy/model-graph";
-import type { TutorClient, TutorFactory } from "./strategies";
+import { type AdaptiveBehavior, GoalAnalysis, goalStatusWith, initialTutorState, type PreparedGoal, prepareGoal, recommendWith } from "../../src/policy";
+import { updateTutorState } from "../../src/policy/tutor-state";
+import { type Contributions, contribute, emptyContributions } from "../../src/tracing/contribute";
+import { estimateRates } from "../../src/tracing/estimate";
+import { type PopulationRates, priorPopulation } from "../../src/tracing/rates";
+import { accumulate, emptyDelta, type StatisticsDelta } from "../../src/tracing/statistics";
+import type { ClassFactory, ClassSession } from "./class-run";
 import { goalBody, graphDocument, type World } from "./world";
+
+export const REFRESH_ROUNDS = 1;
 
 export interface Compiled {
   index: GraphIndex;
@@ -52,46 +50,74 @@ export function compileWorld(world: World, behavior: AdaptiveBehavior = "practic
   return { index, prepared: prepareGoal(body, labels, index) };
 }
 
-export function inProcessFactory(compiled: Compiled, params: ModelParams = SERVICE_PARAMS): TutorFactory {
-  const { index, prepared } = compiled;
-  const prereqGraph = modelGraphFor(index);
-  return async () => {
-    const state = initialLearnerState(params);
-    const tutor = initialTutorState();
-    let now = 0;
-    const client: TutorClient = {
-      async view() {
-        const a = new GoalAnalysis(prepared, state, tutor, params, now);
-        const rec = recommendWith(a, false);
-        const st = goalStatusWith(a);
-        if ((rec.status === "ready") !== (st.status === "complete")) throw new Error("ready and complete disagree");
-        if (rec.stuck !== (st.status === "struggling") && st.status !== "complete_max_work" && st.status !== "no_work")
-          throw new Error("stuck and struggling disagree");
-        return {
-          moduleIds: rec.module_ids,
-          ready: rec.status === "ready",
-          stuck: rec.stuck,
-          workRemaining: st.work_remaining,
-          status: st.status,
-          progress: st.progress,
-          current: rec.justification?.current_learning_objective_id,
-          intent: rec.justification?.intent,
-          remedial: rec.justification?.remedial,
-        };
-      },
-      async send(moduleId, correct, timeMs) {
-        const mi = index.moduleByLabel.get(moduleId);
-        const m = mi === undefined ? undefined : index.graph.modules[mi];
-        if (!m) throw new Error(`unknown module ${moduleId}`);
-        const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
-        const event: LearnerEvent =
-          correct === undefined
-            ? { kind: "ungraded", itemKey: m.label, objectives, timeMs }
-            : { kind: "graded", itemKey: m.label, objectives, correct, timeMs };
-        applyTutoredEvent(state, tutor, params, prereqGraph, event);
-        now = timeMs;
-      },
-    };
-    return client;
+/** A class on the world's graph and goal; `learn: false` keeps the prior rates (no population learning). */
+export function inProcessClass(options: { behavior?: AdaptiveBehavior; learn?: boolean; refreshRounds?: number } = {}): ClassFactory {
+  return async (world) => classSession(compileWorld(world, options.behavior), options.learn ?? true, options.refreshRounds ?? REFRESH_ROUNDS);
+}
+
+function classSession({ index, prepared }: Compiled, learn: boolean, refreshRounds: number): ClassSession & { rates(): PopulationRates } {
+  const prereqs = new Map(
+    index.graph.objectives.map((label, o) => [label, (index.graph.prerequisites[o] ?? []).map((p) => index.graph.objectives[p] as string)]),
+  );
+  const prerequisites = (label: string) => prereqs.get(label) ?? [];
+  const totals = emptyDelta();
+  let pending: StatisticsDelta = emptyDelta();
+  let population: PopulationRates = priorPopulation();
+  let version = 0;
+  return {
+    /** the rates the class's decisions use now (for inspection) */
+    rates: () => population,
+    async tick(round) {
+      if (!learn || (round + 1) % refreshRounds !== 0) return;
+      accumulate(totals, pending);
+      pending = emptyDelta();
+      population = estimateRates(totals, `sim:${++version}`);
+    },
+    async student() {
+      const tutor = initialTutorState();
+      const contributions: Contributions = emptyContributions();
+      let now = 0;
+      const analysis = () => new GoalAnalysis(prepared, tutor, population, now);
+      return {
+        async view() {
+          const a = analysis();
+          const rec = recommendWith(a, false);
+          const st = goalStatusWith(a);
+          if ((rec.status === "ready") !== (st.status === "complete")) throw new Error("ready and complete disagree");
+          if (rec.stuck !== (st.status === "struggling") && st.status !== "complete_max_work" && st.status !== "no_work")
+            throw new Error("stuck and struggling disagree");
+          return {
+            moduleIds: rec.module_ids,
+            ready: rec.status === "ready",
+            stuck: rec.stuck,
+            workRemaining: st.work_remaining,
+            status: st.status,
+            progress: st.progress,
+            current: rec.justification?.current_learning_objective_id,
+            intent: rec.justification?.intent,
+            remedial: rec.justification?.remedial,
+          };
+        },
+        async status() {
+          const st = goalStatusWith(analysis());
+          return { status: st.status, progress: st.progress, workRemaining: st.work_remaining };
+        },
+        async send(moduleId, correct, timeMs) {
+          const mi = index.moduleByLabel.get(moduleId);
+          const m = mi === undefined ? undefined : index.graph.modules[mi];
+          if (!m) throw new Error(`unknown module ${moduleId}`);
+          const objectives = m.objectives.map((o) => index.graph.objectives[o] as string);
+          updateTutorState(
+            tutor,
+            correct === undefined
+              ? { kind: "ungraded", itemKey: m.label, objectives, timeMs }
+              : { kind: "graded", itemKey: m.label, objectives, correct, timeMs },
+          );
+          // as the service does (objects/registration/population-share.ts): every objective worked on, re-read
+          if (learn) contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, contributions, pending);
+          now = timeMs;
+        },
+      };
+    },
   };
 }

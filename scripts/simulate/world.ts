@@ -3,20 +3,21 @@
  *
  * - Objectives form a DAG (each non-root objective has 1..maxPrereqs prerequisites among the few
  *   objectives before it, so chains get deep).
- * - Items: every objective has a few assessment atoms, each with its own guess and slip; a share of
- *   the objectives also has one instructional atom.
- * - Students: an initial known set that is consistent with the DAG (an objective is known only if
- *   its prerequisites are; knowledge grows from the bottom of the graph: a student knows the
- *   objectives up to a personal depth level, with noise), a personal learning-rate multiplier, and for `blockedShare` of them one
- *   objective on the way to the goal's targets that they cannot learn at all.
- * - Learning (after the answer, as in BKT): an opportunity on an unknown objective whose
- *   prerequisites are all known teaches it with probability p = base(objective) × multiplier(student)
- *   (instruction: × instructionBoost); nothing is learned while a prerequisite is unknown.
+ * - Items: every objective has a few assessment atoms, each with its own guess, slip and difficulty;
+ *   some objectives also have instructional atoms.
+ * - Students: an initial mastered set consistent with the DAG (knowledge grows from the bottom of
+ *   the graph: a student knows the objectives up to a personal depth level, with noise), a personal
+ *   learning-speed multiplier, and for `blockedShare` of them one objective on the way to the goal's
+ *   targets that they cannot learn at all.
+ * - How students learn and answer is the world's learner model (learners.ts): discrete mastery
+ *   (knowledge tracing's: known or not, learned at an opportunity) or a continuous skill that grows
+ *   gradually with practice.
  */
 import type { GraphDocument } from "../../src/graphs/graph-document";
 import { mulberry32 } from "../../src/model/math";
 
 export type Range = [number, number];
+export type LearnerKind = "discrete" | "continuous";
 
 export interface WorldParams {
   objectives: number;
@@ -27,14 +28,17 @@ export interface WorldParams {
   /** share of objectives without prerequisites (the first ones) */
   rootShare: number;
   itemsPerObjective: Range;
-  /** share of objectives with an instructional atom */
+  /** share of objectives with instructional atoms, and how many such an objective has (1..maxInstruction) */
   instructionShare: number;
+  maxInstruction: number;
   guess: Range;
   slip: Range;
-  /** per-objective base learning probability per opportunity */
+  /** per-objective base learning probability per opportunity, drawn uniformly or log-uniformly */
   learn: Range;
-  /** sd of the log of a student's learning-rate multiplier */
+  learnScale?: "linear" | "log";
+  /** sd of the log of a student's learning-speed multiplier, and the range the multiplier is clipped to */
   learnerSpread: number;
+  speedRange: Range;
   /** instruction learning probability = practice probability × this */
   instructionBoost: number;
   /**
@@ -45,11 +49,7 @@ export interface WorldParams {
    * Objectives the targets need below the scope are known to every student (remediation cannot reach them).
    */
   known: Range;
-  /**
-   * "scope" (default): the share is of the scope's depth range (above); "graph": of the whole graph's
-   * depth (d₀ = 0), as before: with a remediation depth that does not reach the roots, most students
-   * then know none of the scope (their level falls below it and only the forced objectives are known)
-   */
+  /** "scope" (default): the share is of the scope's depth range (above); "graph": of the whole graph's depth */
   knownOver?: "scope" | "graph";
   /** share of students with one objective they cannot learn (chosen on the way to the targets) */
   blockedShare: number;
@@ -57,8 +57,11 @@ export interface WorldParams {
   /** number of goal targets (chosen among the deepest objectives) */
   targets: number;
   remediationDepth: "none" | "one" | "two" | "three" | "maximum";
+  /** the learner model that generates answers and learning (learners.ts) */
+  kind: LearnerKind;
 }
 
+/** The project's first two worlds (the engine was once tuned on them): the family (family.ts) draws others. */
 export const SMALL: WorldParams = {
   objectives: 15,
   maxPrereqs: 2,
@@ -66,26 +69,28 @@ export const SMALL: WorldParams = {
   rootShare: 0.15,
   itemsPerObjective: [3, 6],
   instructionShare: 0.4,
+  maxInstruction: 1,
   guess: [0.1, 0.3],
   slip: [0.05, 0.12],
   learn: [0.15, 0.35],
   learnerSpread: 0.35,
+  speedRange: [0.25, 4],
   instructionBoost: 1.5,
   known: [0.3, 0.8],
   blockedShare: 0.1,
   students: 200,
   targets: 2,
   remediationDepth: "maximum",
+  kind: "discrete",
 };
-
-export const LARGE: WorldParams = { ...SMALL, objectives: 50, window: 8, maxPrereqs: 3, targets: 3, remediationDepth: "three" };
 
 export interface WorldObjective {
   id: string;
   prereqs: number[];
   items: number[];
-  instruction: number | undefined;
-  /** base learning probability */
+  /** instructional atoms (possibly none) */
+  instruction: number[];
+  /** base learning probability per opportunity */
   learn: number;
 }
 
@@ -95,11 +100,13 @@ export interface WorldItem {
   kind: "assessment" | "instructional";
   guess: number;
   slip: number;
+  /** the continuous learner model's item difficulty (logits) */
+  difficulty: number;
 }
 
 export interface Student {
   index: number;
-  /** initial knowledge */
+  /** initially mastered objectives */
   known: boolean[];
   learnMultiplier: number;
   /** objective the student cannot learn, -1 for none */
@@ -111,6 +118,8 @@ export interface Student {
 export interface World {
   params: WorldParams;
   seed: number;
+  /** a name for tables (the family's draw, or small/large) */
+  name: string;
   objectives: WorldObjective[];
   items: WorldItem[];
   itemById: Map<string, number>;
@@ -127,6 +136,7 @@ export function makeRng(seed: number) {
   const rng = {
     next,
     uniform: ([a, b]: Range) => a + (b - a) * next(),
+    logUniform: ([a, b]: Range) => Math.exp(Math.log(a) + (Math.log(b) - Math.log(a)) * next()),
     int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
     normal: () => {
       const u = Math.max(1e-12, next());
@@ -137,8 +147,10 @@ export function makeRng(seed: number) {
   return rng;
 }
 
-export function generateWorld(params: WorldParams, seed: number): World {
+export function generateWorld(params: WorldParams, seed: number, name = `${params.objectives}`): World {
   const rng = makeRng(seed * 7919 + 17);
+  // Draws the first worlds did not make come from a stream of their own, so SMALL and LARGE stay the same worlds.
+  const extra = makeRng(seed * 104_729 + 3);
   const n = params.objectives;
   const roots = Math.max(1, Math.round(n * params.rootShare));
   const objectives: WorldObjective[] = [];
@@ -146,8 +158,9 @@ export function generateWorld(params: WorldParams, seed: number): World {
   for (let i = 0; i < n; i++) {
     const prereqs: number[] = [];
     if (i >= roots) {
-      const k = rng.int(1, Math.min(params.maxPrereqs, i));
       const lo = Math.max(0, i - params.window);
+      // never more prerequisites than the window holds candidates
+      const k = rng.int(1, Math.min(params.maxPrereqs, i - lo));
       // the nearest earlier objective is always a candidate first: chains get deep
       while (prereqs.length < k) {
         const p = prereqs.length === 0 ? rng.int(Math.max(lo, i - 2), i - 1) : rng.int(lo, i - 1);
@@ -155,15 +168,31 @@ export function generateWorld(params: WorldParams, seed: number): World {
       }
       prereqs.sort((a, b) => a - b);
     }
-    const o: WorldObjective = { id: `lref-o${i}`, prereqs, items: [], instruction: undefined, learn: rng.uniform(params.learn) };
+    const o: WorldObjective = {
+      id: `lref-o${i}`,
+      prereqs,
+      items: [],
+      instruction: [],
+      learn: params.learnScale === "log" ? rng.logUniform(params.learn) : rng.uniform(params.learn),
+    };
     const m = rng.int(params.itemsPerObjective[0], params.itemsPerObjective[1]);
     for (let j = 0; j < m; j++) {
       o.items.push(items.length);
-      items.push({ id: `mref-q${i}-${j}`, objective: i, kind: "assessment", guess: rng.uniform(params.guess), slip: rng.uniform(params.slip) });
+      items.push({
+        id: `mref-q${i}-${j}`,
+        objective: i,
+        kind: "assessment",
+        guess: rng.uniform(params.guess),
+        slip: rng.uniform(params.slip),
+        difficulty: extra.uniform([-0.5, 0.5]),
+      });
     }
     if (rng.next() < params.instructionShare) {
-      o.instruction = items.length;
-      items.push({ id: `mref-i${i}`, objective: i, kind: "instructional", guess: 0, slip: 0 });
+      const count = extra.int(1, Math.max(1, params.maxInstruction));
+      for (let j = 0; j < count; j++) {
+        o.instruction.push(items.length);
+        items.push({ id: j === 0 ? `mref-i${i}` : `mref-i${i}-${j}`, objective: i, kind: "instructional", guess: 0, slip: 0, difficulty: 0 });
+      }
     }
     objectives.push(o);
   }
@@ -228,7 +257,8 @@ export function generateWorld(params: WorldParams, seed: number): World {
       const ready = objectives[i]!.prereqs.every((p) => known[p]);
       known[i] = forced.has(i) || (ready && (depth[i] as number) + 0.75 * rng.normal() < level);
     }
-    const learnMultiplier = Math.exp(params.learnerSpread * rng.normal());
+    const [lo, hi] = params.speedRange;
+    const learnMultiplier = Math.min(hi, Math.max(lo, Math.exp(params.learnerSpread * rng.normal())));
     let blocked = -1;
     if (rng.next() < params.blockedShare) {
       const candidates = scope.filter((o) => needed.has(o) && !known[o]);
@@ -236,7 +266,7 @@ export function generateWorld(params: WorldParams, seed: number): World {
     }
     students.push({ index: s, known, learnMultiplier, blocked, seed: (seed * 1_000_003 + s * 7_919 + 1) >>> 0 });
   }
-  return { params, seed, objectives, items, itemById, targets, scope, needed, students };
+  return { params, seed, name, objectives, items, itemById, targets, scope, needed, students };
 }
 
 /** The world's knowledge graph as a partner would send it (POST /v0/graphs). */
@@ -264,62 +294,4 @@ export function goalBody(world: World, behavior: "practice" | "introduce" | "rev
     scope: { remediation_depth: world.params.remediationDepth, include: [] as string[], exclude: [] as string[] },
     completion_criteria: { min_predicted_mastery: 0.8 },
   };
-}
-
-/** One student's true state while a strategy tutors them. */
-export class Learner {
-  readonly known: boolean[];
-  private readonly rng: ReturnType<typeof makeRng>;
-  constructor(
-    readonly world: World,
-    readonly student: Student,
-  ) {
-    this.known = [...student.known];
-    this.rng = makeRng(student.seed);
-  }
-
-  canLearn(o: number): boolean {
-    return o !== this.student.blocked && this.world.objectives[o]!.prereqs.every((p) => this.known[p]);
-  }
-
-  learnProbability(o: number, instruction: boolean): number {
-    const base = this.world.objectives[o]!.learn * this.student.learnMultiplier * (instruction ? this.world.params.instructionBoost : 1);
-    return Math.min(0.95, Math.max(0.01, base));
-  }
-
-  /** Works on item `i`: returns the graded outcome (undefined for instruction), then maybe learns. */
-  work(i: number): boolean | undefined {
-    const it = this.world.items[i]!;
-    const o = it.objective;
-    let outcome: boolean | undefined;
-    if (it.kind === "assessment") outcome = this.rng.next() < (this.known[o] ? 1 - it.slip : it.guess);
-    const u = this.rng.next();
-    if (!this.known[o] && this.canLearn(o) && u < this.learnProbability(o, it.kind === "instructional")) this.known[o] = true;
-    return outcome;
-  }
-
-  targetsMastered(): boolean {
-    return this.world.targets.every((t) => this.known[t]);
-  }
-
-  /** The student can never master the targets (the blocked objective is needed and unknown). */
-  get blocked(): boolean {
-    return this.student.blocked >= 0;
-  }
-
-  /** The objective is permanently out of reach: it, or an unknown ancestor, is the blocked one. */
-  cannotReach(o: number): boolean {
-    const b = this.student.blocked;
-    if (b < 0) return false;
-    const stack = [o];
-    const seen = new Set<number>();
-    while (stack.length) {
-      const x = stack.pop() as number;
-      if (seen.has(x) || this.known[x]) continue;
-      seen.add(x);
-      if (x === b) return true;
-      stack.push(...this.world.objectives[x]!.prereqs);
-    }
-    return false;
-  }
 }

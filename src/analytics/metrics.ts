@@ -10,7 +10,7 @@ import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
 import { uncalibratedPool } from "./predicted-score";
 import { type AccountGraphProjection, PROJECTION_VERSION, type PublishableState } from "./projection";
-import { type ScoreTerm, shareDistribution } from "./score-distribution";
+import { type ScoreMemo, type ScoreTerm, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON } from "./score-params";
 
 /** A one-registration projection of a learner state (no rounding; `nowMs` is not needed here). */
@@ -37,6 +37,8 @@ export interface MetricContext {
   globalDifficulty: number;
   pool?: (objectiveId: string) => ItemPool | undefined;
   calibration?: ScoreCalibration;
+  /** Per-term work shared by the goals of one request (one learner): see term-nodes.ts. */
+  memo?: ScoreMemo;
 }
 
 export interface ProficiencyValue {
@@ -76,7 +78,7 @@ function terms(
     const b = objectiveBelief(projection, id, ctx.nowMs, ctx.filter);
     evidence += b.evidence;
     const pool = ctx.pool?.(id) ?? uncalibratedPool(ctx.globalDifficulty);
-    return calibratedTerm(b, pool, ctx.calibration ?? SCORE_CALIBRATION, 1, answers);
+    return { ...calibratedTerm(b, pool, ctx.calibration ?? SCORE_CALIBRATION, 1, answers), id: `${id}#${answers}` };
   });
   return { terms: out, evidence };
 }
@@ -89,7 +91,7 @@ function terms(
 export function proficiencyValue(projection: AccountGraphProjection | undefined, objectiveIds: readonly string[], ctx: MetricContext): ProficiencyValue {
   if (objectiveIds.length === 0) return { proficiency: 0, lower: 0, upper: 0, evidence: 0 };
   const t = terms(projection, objectiveIds, Infinity, ctx);
-  const d = shareDistribution(t.terms);
+  const d = shareDistribution(t.terms, ctx.memo);
   return { proficiency: below1(d.mean), lower: below1(d.quantile(0.025)), upper: below1(d.quantile(0.975)), evidence: t.evidence };
 }
 
@@ -107,7 +109,7 @@ export function expectedScoreValue(
 ): ExpectedScoreValue {
   if (targetObjectiveIds.length === 0) return { expected_score: 0, lower: 0, upper: 0, status: "insufficient_data" };
   const t = terms(projection, targetObjectiveIds, SCORE_HORIZON, ctx);
-  const d = shareDistribution(t.terms);
+  const d = shareDistribution(t.terms, ctx.memo);
   let globalEvidence = 0;
   for (const r of Object.values(projection?.registrations ?? {})) if (!r.removed && r.global) globalEvidence += r.global[2];
   const status = t.evidence > 0 || globalEvidence >= MIN_GLOBAL_EVIDENCE ? "estimated" : "insufficient_data";

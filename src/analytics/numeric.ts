@@ -136,18 +136,6 @@ export function hermiteRule(count: number): { nodes: Float64Array; weights: Floa
   return rule;
 }
 
-/** Smallest q in [lo, hi] with cdf(q) ≥ target (bisection; cdf non-decreasing). */
-export function invertCdf(cdf: (q: number) => number, target: number, lo = 0, hi = 1, iterations = 30): number {
-  let a = lo;
-  let b = hi;
-  for (let i = 0; i < iterations; i++) {
-    const mid = 0.5 * (a + b);
-    if (cdf(mid) < target) a = mid;
-    else b = mid;
-  }
-  return 0.5 * (a + b);
-}
-
 /** 53-bit string hash (cyrb53): stable identifiers for bounded sets of module ids. */
 export function hash53(text: string, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;

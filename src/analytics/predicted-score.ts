@@ -24,7 +24,7 @@
 import { type BeliefFilter, objectiveBelief } from "./beliefs";
 import { calibratedTerm, type ItemPool, type ScoreCalibration } from "./calibration";
 import { type AccountGraphProjection, coverage } from "./projection";
-import { type ScoreTerm, shareDistribution } from "./score-distribution";
+import { type LatticeCache, type ScoreMemo, type ScoreTerm, type ShareDistribution, shareDistribution } from "./score-distribution";
 import { SCORE_CALIBRATION, SCORE_HORIZON, UNCALIBRATED_POOL_VARIANCE, WITHIN_OBJECTIVE_POOL_VARIANCE } from "./score-params";
 
 export interface ScoreGroupRequest {
@@ -55,6 +55,8 @@ export interface ScoreContext {
   /** Difficulty of an item nothing is known about (ModelParams.globalDifficulty). */
   globalDifficulty: number;
   calibration?: ScoreCalibration;
+  /** The request's small-group lattices, shared by its accounts (they have the same groups). */
+  lattices?: LatticeCache;
 }
 
 export interface ScoreAtConfidence {
@@ -133,16 +135,27 @@ export function predictedScores(
   const calibration = ctx.calibration ?? SCORE_CALIBRATION;
   const levels = options.confidenceLevels;
 
-  const termCache = new Map<string, { term: ScoreTerm; coverage: number }>();
+  // Per objective, once per account: its term (id = the objective id, so the distribution code reuses
+  // its per-term work in every group: term-nodes.ts), coverage and single-objective distribution.
+  const memo: ScoreMemo = { terms: new Map(), lattices: ctx.lattices };
+  const termCache = new Map<string, { term: ScoreTerm; coverage: number; alone?: ShareDistribution }>();
   const objective = (id: string) => {
     let t = termCache.get(id);
     if (!t) {
       const belief = objectiveBelief(projection, id, ctx.nowMs, ctx.filter);
       const pool = ctx.pool?.(id) ?? uncalibratedPool(ctx.globalDifficulty);
-      t = { term: calibratedTerm(belief, pool, calibration, 1, answers), coverage: coverage(projection?.objectives[id]?.answered, requirement) };
+      const term = { ...calibratedTerm(belief, pool, calibration, 1, answers), id };
+      t = { term, coverage: coverage(projection?.objectives[id]?.answered, requirement) };
       termCache.set(id, t);
     }
     return t;
+  };
+  const distributionOf = (terms: ScoreTerm[]): ShareDistribution => {
+    if (terms.length !== 1) return shareDistribution(terms, memo);
+    // One objective: its distribution does not depend on its weight.
+    const t = objective((terms[0] as ScoreTerm).id as string);
+    t.alone ??= shareDistribution([t.term], memo);
+    return t.alone;
   };
 
   // Per group: weights summed per objective (an objective listed twice counts once, with both weights).
@@ -156,7 +169,7 @@ export function predictedScores(
     const w = groupWeights[gi] as Map<string, number>;
     const terms = [...w].map(([id, weight]) => ({ ...objective(id).term, weight }));
     const cov = [...w.keys()].reduce((s, id) => s + objective(id).coverage, 0) / Math.max(1, w.size);
-    const scores = terms.length ? scoresAt(levels, shareDistribution(terms).quantile) : levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
+    const scores = terms.length ? scoresAt(levels, distributionOf(terms).quantile) : levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
     return { group_id: g.groupId, scores, group_learning_objective_coverage: cov };
   });
   const out: AccountScores = { group_scores, grouped_scores: group_scores };
@@ -166,7 +179,7 @@ export function predictedScores(
     out.learning_objective_scores = ids.map((id) => ({
       learning_objective_id: id,
       graph_id: ctx.graphId,
-      scores: scoresAt(levels, shareDistribution([objective(id).term]).quantile),
+      scores: scoresAt(levels, distributionOf([objective(id).term]).quantile),
       learning_objective_coverage: objective(id).coverage,
     }));
   }
@@ -181,7 +194,7 @@ export function predictedScores(
     });
     if (groups.length === 1 && group_scores[0]) out.overall_score = group_scores[0].scores;
     else if (combined.size)
-      out.overall_score = scoresAt(levels, shareDistribution([...combined].map(([id, weight]) => ({ ...objective(id).term, weight }))).quantile);
+      out.overall_score = scoresAt(levels, distributionOf([...combined].map(([id, weight]) => ({ ...objective(id).term, weight }))).quantile);
     else out.overall_score = levels.map((c) => ({ confidence_level: c, predicted_score: 0 }));
     out.overall_learning_objective_coverage = combined.size ? [...combined.keys()].reduce((s, id) => s + objective(id).coverage, 0) / combined.size : 0;
   }

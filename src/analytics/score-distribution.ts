@@ -14,61 +14,30 @@
  * what the model serves, and "an observed share fell below a percentile" is counted with the same
  * cells (fractional credit for the cell containing the percentile) in scripts/eval-score.ts.
  */
-import { binomialPmf, hermiteRule, invertCdf, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
+import { binomialPmf, hermiteRule, normalCdf, normalNodes, normalQuantile, sigmoid } from "./numeric";
+import { clampLevel, type ScoreTerm, type ShareDistribution, shareCell } from "./share-cells";
+import { EXACT_LATTICE, type LatticeCache, smallGroup } from "./small-group";
+import { SHARED_NODES, type TermMemo, termNodes } from "./term-nodes";
 
-export interface ScoreTerm {
-  /** Mean ability (logit scale). */
-  mean: number;
-  /** Variance shared with every other term of the same learner (global ability). */
-  shared: number;
-  /** Variance of the term's own part. */
-  own: number;
-  /** Difficulty (logit) of an item of average difficulty in the pool. */
-  difficulty: number;
-  /** Slope a ∈ (0, 1] of π(θ) = σ(a(θ − difficulty)). */
-  slope: number;
-  /** Positive weight (relative). */
-  weight: number;
-  /** Number of next answers the share is taken over; Infinity = the long-run share. */
-  answers: number;
+/**
+ * Work reused across the groups of one learner (`terms`, keyed by ScoreTerm.id) and across the learners
+ * of one request (`lattices`, keyed by a small group's weights and answers).
+ */
+export interface ScoreMemo {
+  terms: TermMemo;
+  lattices?: LatticeCache;
 }
 
-export interface ShareDistribution {
-  /** P(S < q) for the continuous representation of S. */
-  cdf(q: number): number;
-  /** Percentile at probability level c ∈ (0, 1); always in [0, 1). */
-  quantile(c: number): number;
-  /** E[S]. */
-  mean: number;
-}
+export type { ScoreTerm, ShareDistribution } from "./share-cells";
+export { groupCell, groupHalfCell, shareCell } from "./share-cells";
+export type { LatticeCache } from "./small-group";
 
-/** Levels are clamped to [LEVEL_MIN, LEVEL_MAX] so that no percentile reaches 1.0 (or the bottom of the support). */
-export const LEVEL_MIN = 0.001;
-export const LEVEL_MAX = 0.999;
 /** Largest answers count computed exactly for a single term (beyond it: the normal-approximation path). */
 const EXACT_MAX_ANSWERS = 2000;
 /** Single term: Gauss–Hermite nodes over the ability up to SMALL_HORIZON answers, equal-probability nodes beyond. */
 const SINGLE_HERMITE = 24;
 const SMALL_HORIZON = 50;
 const SINGLE_NODES = 96;
-/** Group path: equal-probability nodes over the shared part, Gauss–Hermite nodes over each term's own part. */
-const SHARED_NODES = 16;
-const OWN_HERMITE = 8;
-
-/** x^n for a non-negative integer n (square-and-multiply; exact for small n, no Math.pow call). */
-function ipow(x: number, n: number): number {
-  let r = 1;
-  let b = x;
-  let e = n;
-  while (e > 0) {
-    if (e & 1) r *= b;
-    b *= b;
-    e >>= 1;
-  }
-  return r;
-}
-
-const clampLevel = (c: number) => Math.min(LEVEL_MAX, Math.max(LEVEL_MIN, c));
 
 function logit(q: number): number {
   return Math.log(q / (1 - q));
@@ -117,11 +86,6 @@ function singleTerm(t: ScoreTerm): ShareDistribution {
   return discreteShare(pmf, n, mean);
 }
 
-/** Cell [lo, hi) of share x/n in the continuous representation. */
-export function shareCell(x: number, n: number): [number, number] {
-  return [Math.max(0, (x - 0.5) / n), Math.min(1, (x + 0.5) / n)];
-}
-
 /** Continuous representation of a discrete share with probabilities pmf[x] of x right answers out of n. */
 export function discreteShare(pmf: Float64Array, n: number, mean: number): ShareDistribution {
   const cum = new Float64Array(n + 2); // cum[x] = P(X < x)
@@ -150,86 +114,6 @@ export function discreteShare(pmf: Float64Array, n: number, mean: number): Share
 }
 
 /**
- * Cell of a group share s in the continuous representation with half-cell `half` = 1/(2N): [0, half) for
- * s = 0, [1 − half, 1) for s = 1, else [s − half, s + half] clipped to [half, 1 − half].
- */
-export function groupCell(s: number, half: number): [number, number] {
-  if (s <= 1e-9) return [0, half];
-  if (s >= 1 - 1e-9) return [1 - half, 1];
-  return [Math.max(half, s - half), Math.min(1 - half, s + half)];
-}
-
-/** Half a cell, 1/(2N), of a group with weights w_k (any scale) and answers n_k: N = 1/Σ ω_k²/n_k. */
-export function groupHalfCell(weights: readonly number[], answers: readonly number[]): number {
-  const total = weights.reduce((a, b) => a + b, 0);
-  let invN = 0;
-  for (const [k, w] of weights.entries()) invN += (w / total) ** 2 / Math.max(1, Math.round(answers[k] as number));
-  return invN / 2;
-}
-
-/** Largest lattice (Π (n_k + 1)) a small group is enumerated exactly on. */
-const EXACT_LATTICE = 4096;
-
-/**
- * Small groups (a coarse lattice), computed exactly: conditional on each shared node the terms'
- * binomial mixtures are convolved, and the marginal probabilities of the lattice values averaged over
- * the nodes. Representation as in the approximate path: S = 0 and S = 1 spread over the half cells at
- * the ends, every other value s uniformly over [s − 1/(2N), s + 1/(2N)] ∩ [1/(2N), 1 − 1/(2N)].
- */
-function smallGroup(terms: readonly ScoreTerm[]): ShareDistribution {
-  let wsum = 0;
-  for (const t of terms) wsum += t.weight;
-  let invN = 0;
-  for (const t of terms) invN += (t.weight / wsum) ** 2 / Math.max(1, Math.round(t.answers));
-  const half = invN / 2;
-  const shared = terms.reduce((s, t) => Math.max(s, t.shared), 0);
-  const outer = shared > 0 ? normalNodes(SHARED_NODES) : Float64Array.of(0);
-  const inner = hermiteRule(OWN_HERMITE);
-  const key = (v: number) => Math.round(v * 1e9);
-  const total = new Map<number, number>();
-  const tmp = new Float64Array(EXACT_LATTICE + 1);
-  for (const zg of outer) {
-    let dist = new Map<number, number>([[0, 1]]);
-    for (const t of terms) {
-      const n = Math.max(1, Math.round(t.answers));
-      const w = t.weight / wsum / n;
-      const pmf = new Float64Array(n + 1);
-      const base = t.mean + Math.sqrt(Math.max(0, t.shared)) * zg - t.difficulty;
-      const so = Math.sqrt(Math.max(0, t.own));
-      for (let j = 0; j < inner.nodes.length; j++) {
-        binomialPmf(n, 1 / (1 + Math.exp(-t.slope * (base + so * (inner.nodes[j] as number)))), tmp);
-        const wj = inner.weights[j] as number;
-        for (let x = 0; x <= n; x++) pmf[x] = (pmf[x] as number) + wj * (tmp[x] as number);
-      }
-      const next = new Map<number, number>();
-      for (const [v, pv] of dist) {
-        for (let x = 0; x <= n; x++) {
-          const k = key(v / 1e9 + w * x);
-          next.set(k, (next.get(k) ?? 0) + pv * (pmf[x] as number));
-        }
-      }
-      dist = next;
-    }
-    for (const [k, pv] of dist) total.set(k, (total.get(k) ?? 0) + pv / outer.length);
-  }
-  const points = [...total].sort((a, b) => a[0] - b[0]).map(([k, p]) => ({ s: k / 1e9, p }));
-  let mean = 0;
-  for (const { s, p } of points) mean += s * p;
-  const cellOf = (s: number) => groupCell(s, half);
-  const cdf = (q: number): number => {
-    if (q <= 0) return 0;
-    if (q >= 1) return 1;
-    let c = 0;
-    for (const { s, p } of points) {
-      const [a, b] = cellOf(s);
-      c += p * (q >= b ? 1 : q <= a ? 0 : (q - a) / (b - a));
-    }
-    return c;
-  };
-  return { mean, cdf, quantile: (c) => Math.min(invertCdf(cdf, clampLevel(c)), 1 - 1e-9) };
-}
-
-/**
  * Group path. Conditional on the shared part the terms are independent. The group share S = Σ ω_k X_k/n_k
  * is exactly 0 with probability A = Π_k E[(1−π_k)^n_k], exactly 1 with B = Π_k E[π_k^n_k], and otherwise
  * approximated by a normal with the exact remaining mean and variance (binomial noise included),
@@ -239,70 +123,40 @@ function smallGroup(terms: readonly ScoreTerm[]): ShareDistribution {
  * The result is the mixture over the shared nodes. Long-run shares (n = ∞) have no atoms: a normal on
  * (0, 1) per node.
  */
-function groupTerms(terms: readonly ScoreTerm[]): ShareDistribution {
+function groupTerms(terms: readonly ScoreTerm[], memo?: TermMemo): ShareDistribution {
   let wsum = 0;
   for (const t of terms) wsum += t.weight;
   const finite = terms.every((t) => Number.isFinite(t.answers));
   let invN = 0;
   for (const t of terms) if (Number.isFinite(t.answers)) invN += (t.weight / wsum) ** 2 / Math.max(1, Math.round(t.answers));
   const half = finite ? invN / 2 : 0; // half a cell: 1/(2N)
-  const shared = terms.reduce((s, t) => Math.max(s, t.shared), 0);
-  const outer = shared > 0 ? normalNodes(SHARED_NODES) : Float64Array.of(0);
-  const inner = hermiteRule(OWN_HERMITE);
-  const G = outer.length;
+  // Terms without a shared part have the same values at every node: one node is enough.
+  const G = terms.some((t) => t.shared > 0) ? SHARED_NODES : 1;
+  const nodes = terms.map((t) => termNodes(t, memo));
   const means = new Float64Array(G);
   const sds = new Float64Array(G);
   const zero = new Float64Array(G);
   const one = new Float64Array(G);
   let mean = 0;
   const K = terms.length;
-  const J = inner.nodes.length;
-  // Per term: the logit is c0 + cs·z_g + off_j (slope folded in).
-  const c0 = new Float64Array(K);
-  const cs = new Float64Array(K);
-  const wt = new Float64Array(K);
-  const nk = new Int32Array(K);
-  const off = new Float64Array(K * J);
-  terms.forEach((t, k) => {
-    c0[k] = t.slope * (t.mean - t.difficulty);
-    cs[k] = t.slope * Math.sqrt(Math.max(0, t.shared));
-    wt[k] = t.weight / wsum;
-    nk[k] = Number.isFinite(t.answers) ? Math.max(1, Math.round(t.answers)) : 0;
-    const so = t.slope * Math.sqrt(Math.max(0, t.own));
-    for (let j = 0; j < J; j++) off[k * J + j] = so * (inner.nodes[j] as number);
-  });
-  const iw = inner.weights;
   for (let g = 0; g < G; g++) {
-    const zg = outer[g] as number;
     let m = 0;
     let v = 0;
     let a = finite ? 1 : 0;
     let b = finite ? 1 : 0;
     for (let k = 0; k < K; k++) {
-      const base = (c0[k] as number) + (cs[k] as number) * zg;
-      const n = nk[k] as number;
-      // The atoms (all wrong / all right) only matter while their running product is not negligible.
-      const needA = a > 1e-15;
-      const needB = b > 1e-15;
-      let e1 = 0;
-      let e2 = 0;
-      let ea = 0;
-      let eb = 0;
-      for (let j = 0; j < J; j++) {
-        const p = 1 / (1 + Math.exp(-(base + (off[k * J + j] as number))));
-        const wj = iw[j] as number;
-        e1 += wj * p;
-        e2 += wj * p * p;
-        if (needA) ea += wj * ipow(1 - p, n);
-        if (needB) eb += wj * ipow(p, n);
-      }
+      const tn = nodes[k] as (typeof nodes)[number];
+      const n = tn.n;
+      const e1 = tn.e1[g] as number;
+      const e2 = tn.e2[g] as number;
       let var_ = Math.max(0, e2 - e1 * e1);
       if (n > 0) var_ += (e1 - e2) / n;
-      const w = wt[k] as number;
+      const w = (terms[k] as ScoreTerm).weight / wsum;
       m += w * e1;
       v += w * w * var_;
-      a = needA ? a * ea : 0;
-      b = needB ? b * eb : 0;
+      // The atoms (all wrong / all right) only matter while their running product is not negligible.
+      a = a > 1e-15 ? a * (tn.ea[g] as number) : 0;
+      b = b > 1e-15 ? b * (tn.eb[g] as number) : 0;
     }
     mean += m;
     // Remove the atoms at 0 and 1 from the moments; the rest is the inner part.
@@ -356,11 +210,55 @@ function groupTerms(terms: readonly ScoreTerm[]): ShareDistribution {
   if (one.some((x) => x > 0)) qhi = 1;
   qlo = Math.max(0, Math.min(qlo, lo));
   qhi = Math.min(1, qhi);
-  return { mean, cdf, quantile: (c) => Math.min(invertCdf(cdf, clampLevel(c), Math.max(0, qlo), Math.min(1, Math.max(qhi, qlo + 1e-9)), 24), 1 - 1e-9) };
+  // Its derivative, for Newton steps: the end cells' uniform densities and each node's normal density.
+  const density = (q: number): number => {
+    if (q <= 0 || q >= 1) return 0;
+    let d = 0;
+    for (let g = 0; g < G; g++) {
+      const a = zero[g] as number;
+      const b = one[g] as number;
+      if (half > 0 && q < half) d += a / half;
+      if (half > 0 && q > hi) d += b / half;
+      if (q > lo && q < hi) {
+        const sg = sds[g] as number;
+        const z = (q - (means[g] as number)) / sg;
+        d += ((1 - a - b) * Math.exp(-0.5 * z * z)) / (2.5066282746310002 * sg * (mass[g] as number));
+      }
+    }
+    return d / G;
+  };
+  const bracket: [number, number] = [Math.max(0, qlo), Math.min(1, Math.max(qhi, qlo + 1e-9))];
+  return { mean, cdf, quantile: (c) => Math.min(newtonInverse(cdf, density, clampLevel(c), bracket), 1 - 1e-9) };
 }
 
-/** Distribution of the weighted share over the terms (at least one term with positive weight). */
-export function shareDistribution(terms: readonly ScoreTerm[]): ShareDistribution {
+/**
+ * The q in [lo, hi] with cdf(q) = target: Newton steps on the density, kept inside the bracket (a
+ * bisection step whenever Newton would leave it), to 1e-12. A handful of CDF evaluations where a
+ * bisection to the same accuracy needs about 40.
+ */
+function newtonInverse(cdf: (q: number) => number, density: (q: number) => number, target: number, [lo0, hi0]: [number, number]): number {
+  let lo = lo0;
+  let hi = hi0;
+  let x = 0.5 * (lo + hi);
+  for (let i = 0; i < 60 && hi - lo > 1e-12; i++) {
+    const f = cdf(x) - target;
+    if (f === 0) return x;
+    if (f < 0) lo = x;
+    else hi = x;
+    const d = density(x);
+    const step = d > 0 ? x - f / d : Number.NaN;
+    const next = step > lo && step < hi ? step : 0.5 * (lo + hi);
+    if (Math.abs(next - x) < 1e-13) return next;
+    x = next;
+  }
+  return x;
+}
+
+/**
+ * Distribution of the weighted share over the terms (at least one term with positive weight). With a
+ * memo (one per learner), the per-term work of terms that carry an `id` is done once and reused.
+ */
+export function shareDistribution(terms: readonly ScoreTerm[], memo?: ScoreMemo): ShareDistribution {
   const live = terms.filter((t) => t.weight > 0);
   if (live.length === 0) throw new Error("shareDistribution needs at least one term with a positive weight");
   if (live.length === 1) {
@@ -370,7 +268,8 @@ export function shareDistribution(terms: readonly ScoreTerm[]): ShareDistributio
   if (live.every((t) => Number.isFinite(t.answers))) {
     let lattice = 1;
     for (const t of live) lattice *= Math.max(1, Math.round(t.answers)) + 1;
-    if (lattice <= EXACT_LATTICE) return smallGroup(live);
+    const exact = lattice <= EXACT_LATTICE ? smallGroup(live, memo?.terms, memo?.lattices) : undefined;
+    if (exact) return exact;
   }
-  return groupTerms(live);
+  return groupTerms(live, memo?.terms);
 }

@@ -14,6 +14,8 @@ export const partners = sqliteTable("partners", {
   clientSecretHash: text("client_secret_hash").notNull(),
   adminAccountId: text("admin_account_id").notNull(),
   createdAt: integer("created_at").notNull(),
+  /** partner setting (migration 0009): events older than this many days leave the logs; null: kept */
+  eventRetentionDays: integer("event_retention_days"),
 });
 
 export const accounts = sqliteTable(
@@ -25,6 +27,8 @@ export const accounts = sqliteTable(
     entitlements: text("entitlements", { mode: "json" }).$type<string[]>(),
     disabledAt: integer("disabled_at"),
     createdAt: integer("created_at").notNull(),
+    /** set when an erasure was requested (migration 0009): the row is a tombstone */
+    erasedAt: integer("erased_at"),
   },
   (t) => [uniqueIndex("accounts_partner_external").on(t.partnerId, t.externalUserId)],
 );
@@ -42,6 +46,8 @@ export const learningInstances = sqliteTable(
     endDate: text("end_date"),
     createdAt: integer("created_at").notNull(),
     deletedAt: integer("deleted_at"),
+    /** set when an erasure was requested (migration 0009) */
+    erasedAt: integer("erased_at"),
   },
   (t) => [index("learning_instances_partner").on(t.partnerId, t.createdAt)],
 );
@@ -195,6 +201,45 @@ export const appliedModelUpdates = sqliteTable("applied_model_updates", {
   appliedAt: integer("applied_at").notNull(),
 });
 
+// --- Population statistics of the knowledge-tracing rates (migrations/0008_population_statistics.sql) ---
+
+export const populationItems = sqliteTable(
+  "population_items",
+  {
+    graphId: text("graph_id").notNull(),
+    item: text("item").notNull(),
+    objective: text("objective").notNull(),
+    known: real("known").notNull(),
+    knownRight: real("known_right").notNull(),
+    unknown: real("unknown").notNull(),
+    unknownRight: real("unknown_right").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.item] })],
+);
+
+export const populationObjectives = sqliteTable(
+  "population_objectives",
+  {
+    graphId: text("graph_id").notNull(),
+    objective: text("objective").notNull(),
+    episodes: real("episodes").notNull(),
+    knownAtStart: real("known_at_start").notNull(),
+    learnOpportunities: real("learn_opportunities").notNull(),
+    learnings: real("learnings").notNull(),
+    teachOpportunities: real("teach_opportunities").notNull(),
+    teachings: real("teachings").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.graphId, t.objective] })],
+);
+
+export const populationGraphs = sqliteTable("population_graphs", {
+  graphId: text("graph_id").primaryKey(),
+  version: integer("version").notNull(),
+  learners: real("learners").notNull(),
+  logSquares: real("log_squares").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
 // --- Account-level analytics (migrations/0007_account_projections.sql) ---
 
 export const accountProjections = sqliteTable(
@@ -217,3 +262,91 @@ export const deadLetters = sqliteTable("dead_letters", {
   receivedAt: integer("received_at").notNull(),
   replayRequestedAt: integer("replay_requested_at"),
 });
+
+// --- xAPI statements in (migrations/0010_xapi_statements.sql; docs/xapi.md) ---
+
+export const xapiStatements = sqliteTable(
+  "xapi_statements",
+  {
+    partnerId: text("partner_id").notNull(),
+    statementId: text("statement_id").notNull(),
+    registrationId: text("registration_id").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.partnerId, t.statementId] })],
+);
+
+// --- Student data lifecycle (migrations/0009_data_lifecycle.sql) ---
+
+/** The steps of an erasure job, in order (src/services/erasure/job.ts). */
+export const ERASURE_STEPS = ["digests", "tokens", "objects", "projections", "cleanup"] as const;
+export type ErasureStep = (typeof ERASURE_STEPS)[number];
+
+export const erasures = sqliteTable(
+  "erasures",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    subjectType: text("subject_type", { enum: ["account", "learning_instance"] }).notNull(),
+    subjectId: text("subject_id").notNull(),
+    status: text("status", { enum: ["pending", "complete"] }).notNull(),
+    /** the job's next step (src/services/erasure/job.ts) */
+    step: text("step", { enum: ERASURE_STEPS }).notNull(),
+    requestedBy: text("requested_by").notNull(),
+    requestedAt: integer("requested_at").notNull(),
+    completedAt: integer("completed_at"),
+    /** counts per store of the steps done so far */
+    progress: text("progress", { mode: "json" }).$type<Record<string, number>>().notNull(),
+    /** the receipt's counts per store, once complete */
+    removed: text("removed", { mode: "json" }).$type<Record<string, number>>(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("erasures_subject").on(t.subjectType, t.subjectId), index("erasures_status").on(t.status, t.updatedAt)],
+);
+
+export const erasureTargets = sqliteTable(
+  "erasure_targets",
+  {
+    erasureId: text("erasure_id").notNull(),
+    registrationId: text("registration_id").notNull(),
+    accountId: text("account_id").notNull(),
+    learningInstanceId: text("learning_instance_id").notNull(),
+    removed: text("removed", { mode: "json" }).$type<Record<string, number>>(),
+  },
+  (t) => [primaryKey({ columns: [t.erasureId, t.registrationId] }), index("erasure_targets_registration").on(t.registrationId)],
+);
+
+export const erasedRegistrations = sqliteTable("erased_registrations", {
+  digest: text("digest").primaryKey(),
+});
+
+export const dataRequests = sqliteTable(
+  "data_requests",
+  {
+    id: text("id").primaryKey(),
+    partnerId: text("partner_id").notNull(),
+    kind: text("kind", { enum: ["erasure", "export"] }).notNull(),
+    subjectType: text("subject_type", { enum: ["account", "learning_instance"] }).notNull(),
+    subjectId: text("subject_id").notNull(),
+    format: text("format"),
+    requestedBy: text("requested_by").notNull(),
+    requestId: text("request_id"),
+    requestedAt: integer("requested_at").notNull(),
+    outcome: text("outcome").notNull(),
+    completedAt: integer("completed_at"),
+    erasureId: text("erasure_id"),
+    detail: text("detail", { mode: "json" }).$type<Record<string, number>>(),
+  },
+  (t) => [index("data_requests_partner").on(t.partnerId, t.requestedAt), index("data_requests_erasure").on(t.erasureId)],
+);
+
+export const retentionPasses = sqliteTable("retention_passes", {
+  partnerId: text("partner_id").primaryKey(),
+  startedAt: integer("started_at").notNull(),
+  cursor: integer("cursor"),
+  removedEvents: integer("removed_events").notNull(),
+});
+
+export type ErasureRow = typeof erasures.$inferSelect;
+export type DataRequestRow = typeof dataRequests.$inferSelect;

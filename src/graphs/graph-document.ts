@@ -41,6 +41,9 @@ export interface GraphDocument {
 }
 
 /** Per-graph limits (decisions.md). Beyond them the document is invalid. */
+/** Errors (and warnings) a validation lists; the last entry then says how many more there were (docs/security.md "Limits"). */
+export const GRAPH_ISSUES_MAX = 1_000;
+
 export const GRAPH_LIMITS = {
   modules: 20_000,
   learningObjectives: 2_000,

@@ -4,7 +4,7 @@
  * Content Inventory CLI (scripts/graph.ts). Every problem is reported at once, each with the JSON
  * path of the offending value, e.g. `body.modules[12].learning_objectives[0]`.
  */
-import { GRAPH_LIMITS, type GraphCounts, type GraphDocument } from "./graph-document";
+import { GRAPH_ISSUES_MAX, GRAPH_LIMITS, type GraphCounts, type GraphDocument } from "./graph-document";
 import type { RuntimeGraph } from "./runtime-graph";
 
 export interface GraphIssue {
@@ -67,10 +67,20 @@ export function countGraph(doc: GraphDocument): GraphCounts {
 export function validateGraph(doc: GraphDocument, options: ValidateOptions = {}): GraphValidation {
   const root = options.pathPrefix ?? "body";
   const limits = { ...GRAPH_LIMITS, ...options.limits };
+  // At most GRAPH_ISSUES_MAX of each are kept (the answer stays small whatever the document); the rest are counted.
   const errors: GraphIssue[] = [];
   const warnings: GraphIssue[] = [];
-  const error = (path: string, message: string) => errors.push({ path: `${root}${path}`, message });
-  const warn = (path: string, message: string) => warnings.push({ path: `${root}${path}`, message });
+  let moreErrors = 0;
+  let moreWarnings = 0;
+  const error = (path: string, message: string) => {
+    if (errors.length < GRAPH_ISSUES_MAX - 1) errors.push({ path: `${root}${path}`, message });
+    else moreErrors++;
+  };
+  const warn = (path: string, message: string) => {
+    if (warnings.length < GRAPH_ISSUES_MAX - 1) warnings.push({ path: `${root}${path}`, message });
+    else moreWarnings++;
+  };
+  const notListed = (n: number, what: string) => ({ path: root, message: `${n} more ${what} not listed (at most ${GRAPH_ISSUES_MAX} per answer)` });
   const objectives = doc.learning_objectives;
   const modules = doc.modules;
   const bundles = doc.bundles ?? [];
@@ -208,6 +218,8 @@ export function validateGraph(doc: GraphDocument, options: ValidateOptions = {})
     }
   });
 
+  if (moreErrors) errors.push(notListed(moreErrors, "errors"));
+  if (moreWarnings) warnings.push(notListed(moreWarnings, "warnings"));
   return { valid: errors.length === 0, errors, warnings, counts: countGraph(doc) };
 }
 

@@ -27,6 +27,6 @@ export function takesGraphDocument(method: string, path: string): boolean {
   return false;
 }
 
-/** 413 beyond 1 MiB; graph documents may reach 16 MiB (a 20,000-module graph is several MiB). */
+/** 413 beyond 1 MiB; graph documents may reach 6 MiB (a 20,000-module graph is about 3 MiB). */
 export const bodySizeLimit = () =>
   createMiddleware<AppEnv>((c, next) => (takesGraphDocument(c.req.method, c.req.path) ? graphDocumentLimit : defaultLimit)(c, next));

@@ -56,6 +56,9 @@ export const callerRules = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/focus-events": ["admin", "owner"],
   "POST /v0/registrations/{id}/batch-events": ["admin", "owner"],
+  // xAPI statements in (decisions.md): the event endpoints' rule, on each registration the statements name.
+  "POST /v0/xapi/statements": ["admin", "owner"],
+  "PUT /v0/xapi/statements": ["admin", "owner"],
 
   // Recommendations (spec 4.5) and status and progress (spec 4.4).
   "GET /v0/registrations/{id}/recommendation": ["admin", "owner"],
@@ -75,6 +78,16 @@ export const callerRules = {
   "POST /v0/registrations/{id}/metrics/readiness-forecast/rows": ["admin", "instructor", "owner"],
   "POST /v0/registrations/{id}/metrics/active-time/rows": ["admin", "instructor", "owner"],
   "POST /v0/learning-instances/{id}/metrics/groups": ["admin", "instructor"],
+
+  // Student data lifecycle (decisions.md): the partner admin only. Erasure, export and the record of
+  // data requests act on the partner's data-processing duties, not on one learner's session.
+  "POST /v0/accounts/{account_id}/erasure": ["admin"],
+  "POST /v0/learning-instances/{id}/erasure": ["admin"],
+  "GET /v0/erasures/{erasure_id}": ["admin"],
+  "GET /v0/accounts/{account_id}/export": ["admin"],
+  "GET /v0/data-requests": ["admin"],
+  "GET /v0/partner/settings": ["admin"],
+  "PUT /v0/partner/settings": ["admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type RouteKey = keyof typeof callerRules;

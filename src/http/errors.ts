@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
+import { REGISTRATION_ERASED } from "../objects/registration/erasure";
 import type { ErrorBody, ErrorDetail } from "../schemas/common";
 
 /** The one error type of the service: thrown anywhere, rendered by `onError` as the decided JSON body. */
@@ -43,7 +44,9 @@ export function serviceUnavailable(message: string, cause?: unknown): ApiError {
  */
 function isTransient(err: unknown): boolean {
   const flags = err as { retryable?: unknown; overloaded?: unknown } | null;
-  return typeof flags === "object" && flags !== null && (flags.retryable === true || flags.overloaded === true);
+  if (typeof flags === "object" && flags !== null && (flags.retryable === true || flags.overloaded === true)) return true;
+  // A registration erased while the request ran (a class page listed it just before): the retry no longer sees it.
+  return err instanceof Error && err.message === REGISTRATION_ERASED;
 }
 
 export function errorResponse(c: Context, error: ApiError, errorId = crypto.randomUUID()): Response {
@@ -74,7 +77,8 @@ function logFailure(c: Context, errorId: string, err: unknown): void {
 export function onError(err: Error, c: Context): Response {
   const errorId = crypto.randomUUID();
   if (err instanceof ApiError) {
-    if (err.status >= 500) logFailure(c, errorId, err);
+    // 501 (a feature not offered, such as xAPI voiding) is an answer, not a failure.
+    if (err.status >= 500 && err.status !== 501) logFailure(c, errorId, err);
     return errorResponse(c, err, errorId);
   }
   if (err instanceof HTTPException) {

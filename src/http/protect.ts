@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { verifyAccessToken } from "../auth/access-token";
-import type { AdmitResult, LimitCheck } from "../objects/token-gate";
+import { type TokenClaims, verifyAccessToken } from "../auth/access-token";
+import type { LimitCheck } from "../objects/token-gate";
 import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
-import { type GateShard, shardIndex, shardName } from "../rate-limits/token-shards";
+import { MAX_BATCH_EVENTS } from "../schemas/limits";
+import { admitRequest } from "./admit";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
 import { ApiError, serviceUnavailable, unauthorized } from "./errors";
@@ -12,12 +13,15 @@ import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 export const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** An xAPI request names at most MAX_BATCH_EVENTS statements, so at most as many registration windows. */
+const MAX_STATEMENT_WINDOWS = MAX_BATCH_EVENTS;
+
 /**
  * The one gate in front of every API endpoint: bearer token -> caller (signature check, no storage
- * read), then a single call to the token's TokenGate shard of the request's concrete path
- * (src/rate-limits/token-shards.ts), which refuses revoked tokens and counts the request against the
- * endpoint's rate limit (src/rate-limits/table.ts; partner limits are forwarded by the TokenGate to
- * the PartnerGate). Validation and the caller rule follow in the
+ * read), then one call to the shard of the token's TokenGate that holds the request's window
+ * (src/http/admit.ts), which refuses revoked tokens and counts the request against the endpoint's
+ * rate limit (src/rate-limits/table.ts; partner limits are forwarded by the TokenGate to the
+ * PartnerGate). Validation and the caller rule follow in the
  * route (zod validators, then `authorize`), so a refused request (401, 429) is not processed at all.
  * A failed authentication is itself IP-limited (spec 8.1.1): the 401 is answered late or refused.
  */
@@ -35,7 +39,7 @@ export function protect(key: RouteKey) {
     const { rateLimits } = c.get("config");
     const path = concretePath(c, method, pattern);
     const check = rule && rateLimits.enabled ? await limitCheck(c, rule, key, path, claims.partner_id, rateLimits.multiplier) : undefined;
-    const admitted = await admit(c, claims.exp * 1000, check, { jti: claims.jti, index: shardIndex(path, claims.gate_shards ?? 1) });
+    const admitted = await admit(c, claims, path, check);
     if (!admitted.ok) {
       if (admitted.reason === "revoked") throw await failedAuthentication(c, unauthorized("The access token has been revoked."));
       throw new ApiError(429, "Too many requests.", undefined, tooManyHeaders(admitted.reason, admitted.retryAfterMs, admitted.window));
@@ -54,13 +58,12 @@ export function protect(key: RouteKey) {
 }
 
 /**
- * The shard of the token's gate that holds this request's concrete path decides (revocation, rate
- * limits). If it cannot be reached the request is refused with 503 and Retry-After: it fails
- * closed, never admitting a token it could not check.
+ * The token's gate decides (revocation, rate limits). If it cannot be reached the request is
+ * refused with 503 and Retry-After: it fails closed, never admitting a token it could not check.
  */
-async function admit(c: Context<AppEnv>, expiresAtMs: number, check: LimitCheck | undefined, shard: GateShard): Promise<AdmitResult> {
+async function admit(c: Context<AppEnv>, claims: TokenClaims, path: string, check: LimitCheck | undefined) {
   try {
-    return await c.env.TOKEN_GATE.get(c.env.TOKEN_GATE.idFromName(shardName(shard.jti, shard.index))).admit(expiresAtMs, check, shard);
+    return await admitRequest(c.env, { jti: claims.jti, expiresAtMs: claims.exp * 1000, shards: claims.gate_shards ?? 1 }, path, check);
   } catch (error) {
     throw serviceUnavailable("The access token could not be checked right now; the request was not processed. Retry shortly.", error);
   }
@@ -83,8 +86,10 @@ function concretePath(c: Context<AppEnv>, method: string, pattern: string): stri
 /** What to count: token limits per (method, concrete path), partner limits per endpoint. */
 async function limitCheck(c: Context<AppEnv>, rule: RateLimitRule, key: string, path: string, partnerId: string, multiplier: number): Promise<LimitCheck> {
   let limit = rule.limit;
-  let bucket: string;
-  if (rule.kind === "partner") {
+  let bucket: string | string[];
+  if (rule.countsIn) {
+    bucket = await statementWindows(c, rule.countsIn, key);
+  } else if (rule.kind === "partner") {
     bucket = key;
   } else {
     bucket = path;
@@ -99,6 +104,29 @@ async function limitCheck(c: Context<AppEnv>, rule: RateLimitRule, key: string, 
     }
   }
   return { kind: rule.kind, bucket, limit: scaledLimit(limit, multiplier), now: Date.now(), partnerId };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The windows an xAPI statements request counts in (docs/xapi.md): `countsIn`'s window of each
+ * registration named by a statement's `context.registration`, read from a clone of the body; the
+ * route's own window when the body names none (it will be a 400).
+ */
+async function statementWindows(c: Context<AppEnv>, countsIn: string, key: string): Promise<string[]> {
+  let body: unknown;
+  try {
+    body = await c.req.raw.clone().json();
+  } catch {
+    return [key];
+  }
+  const ids = new Set<string>();
+  for (const statement of Array.isArray(body) ? body : [body]) {
+    const id = (statement as { context?: { registration?: unknown } } | null)?.context?.registration;
+    if (typeof id === "string" && UUID.test(id.toLowerCase())) ids.add(id.toLowerCase());
+    if (ids.size >= MAX_STATEMENT_WINDOWS) break;
+  }
+  return ids.size ? [...ids].map((id) => countsIn.replace("{id}", id)) : [key];
 }
 
 /** The `action` field of a JSON body (batch goal assignment), read from a clone; undefined if absent or malformed. */

@@ -53,3 +53,22 @@ export function addIsoDuration(from: Date, d: IsoDuration): Date {
   const ms = (((d.weeks * 7 + d.days) * 24 + d.hours) * 60 + d.minutes) * 60_000 + d.seconds * 1000;
   return new Date(t.getTime() + ms);
 }
+
+/**
+ * Weeks, days, hours, minutes, seconds; fractions allowed (xAPI's result.duration, e.g. `PT1M30.5S`).
+ * No flags, so the OpenAPI document states it as the field's `pattern`; `exactDurationMs` also refuses `P` and `PT`.
+ */
+export const EXACT_DURATION = /^P(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const UNIT_MS = [7 * 86_400_000, 86_400_000, 3_600_000, 60_000, 1000];
+
+/**
+ * An ISO 8601 duration of exact length in milliseconds (rounded), or undefined when it is not one:
+ * years and months have no fixed length and are refused, as are `P`, `PT` and a trailing `T`.
+ */
+export function exactDurationMs(text: string): number | undefined {
+  const m = EXACT_DURATION.exec(text);
+  if (!m || text === "P" || text.endsWith("T")) return undefined;
+  let ms = 0;
+  for (let i = 0; i < UNIT_MS.length; i++) if (m[i + 1] !== undefined) ms += Number(m[i + 1]) * (UNIT_MS[i] as number);
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}

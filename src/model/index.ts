@@ -12,7 +12,7 @@ export { initialLearnerState } from "./learner-state";
 export { accuracy, auc, logLoss, rmse } from "./metrics";
 export type { ItemEntry, ModelParams } from "./params";
 export { DEFAULT_FILTER, DEFAULT_GRAPH, ITEM_MEMORY } from "./params";
-export { predictCorrect, predictLogit, proficiency } from "./predict";
+export { predictCorrect, proficiency } from "./predict";
 export { replay } from "./replay";
 export type { LearnerEvent } from "./update";
 export { applyEvent, applyGraded, applyUngraded } from "./update";

@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { sha256Hex } from "../lib/digest";
 import { SlidingWindowLog } from "../rate-limits/sliding-window";
 import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits/table";
 import { type GateShard, shardName } from "../rate-limits/token-shards";
@@ -7,8 +8,11 @@ import { type GateShard, shardName } from "../rate-limits/token-shards";
 /** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
 export interface LimitCheck {
   kind: LimitKind;
-  /** the counter: "METHOD /concrete/path" for token limits, the route key for partner limits */
-  bucket: string;
+  /**
+   * the counter: "METHOD /concrete/path" for token limits, the route key for partner limits; several
+   * token counters (an xAPI request naming several registrations) are counted all or none
+   */
+  bucket: string | string[];
   /** requests per window (already scaled by the configured multiplier) */
   limit: number;
   /** the caller's clock, ms since the epoch (protect passes Date.now(); tests pass their own) */
@@ -27,16 +31,18 @@ const SHARD_PREFIX = "shard:";
 /**
  * A shard of an access token's gate (src/rate-limits/token-shards.ts): shard 0 is named by the token
  * id, shard i > 0 "<jti>/<i>"; a token issued with one shard has only shard 0, the one gate per
- * token of before. Every authenticated request calls `admit` on the shard of its concrete path
- * once: it refuses revoked tokens, then counts the request in the sliding window of (method,
- * concrete path), or, for partner-limited endpoints, asks the partner's PartnerGate (a
- * Durable-Object-to-Durable-Object call, so the Worker still makes one call per request).
+ * token of before. Every authenticated request calls `admit` once on the shard that holds its
+ * window (src/http/admit.ts): it refuses revoked tokens, then counts the request in the sliding
+ * window of (method, concrete path), or, for partner-limited endpoints, asks the partner's
+ * PartnerGate (a Durable-Object-to-Durable-Object call, so the Worker still makes one call per
+ * request). An xAPI request whose windows fall on several shards calls each, and `release` takes
+ * back its counts if another shard refused it.
  *
  * Revocation reaches every shard before `revoke` returns: a shard i > 0 enlists with shard 0 before
  * it admits its first request (one extra call per shard and token lifetime), shard 0 keeps the list
  * (kv `shard:<i>`, and `jti`) and `revoke` on shard 0 flags itself, then every enlisted shard. A
  * shard enlisting after the flag is set is told the token is revoked, so no shard ever admits a
- * request after a revocation has returned.
+ * request after a revocation has returned. `erase` reaches every shard the same way.
  *
  * Storage: kv `revoked`, kv `cleanup_at` (the token's expiry), kv `alarm_at` (the pending alarm),
  * kv `enlisted` (shard i > 0), the enlisted shards (shard 0), and the window rows. One alarm does two
@@ -67,10 +73,13 @@ export class TokenGate extends DurableObject<Env> {
     if (check.kind === "partner") {
       await this.arm();
       const gate = this.env.PARTNER_GATE.get(this.env.PARTNER_GATE.idFromName(`partner:${check.partnerId}`));
-      const r = await gate.hit(check.bucket, check.limit, check.now);
+      const r = await gate.hit(String(check.bucket), check.limit, check.now);
       return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "partner-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
     }
-    const r = this.#log.hit(check.bucket, check.limit, check.now);
+    const r =
+      typeof check.bucket === "string"
+        ? this.#log.hit(await windowKey(check.bucket), check.limit, check.now)
+        : this.#log.hitAll(await Promise.all(check.bucket.map(windowKey)), check.limit, check.now);
     await this.arm(r.allowed ? check.now + RATE_WINDOW_MS : undefined);
     return r.allowed ? { ok: true, window: windowOf(r) } : { ok: false, reason: "token-limited", retryAfterMs: r.retryAfterMs, window: windowOf(r) };
   }
@@ -91,15 +100,37 @@ export class TokenGate extends DurableObject<Env> {
 
   /** Refuses the token from now on, on this shard and (shard 0) on every enlisted shard, before returning. */
   async revoke(expiresAtMs: number): Promise<void> {
+    await Promise.all((await this.revokeHere(expiresAtMs)).map((shard) => shard.revoke(expiresAtMs)));
+  }
+
+  /**
+   * The token's account is being erased (docs/privacy.md): the token is revoked and its windows are
+   * deleted, on this shard and (shard 0) on every enlisted shard; returns how many window rows went
+   * in all. A shard keeps only the revocation flag, the counts and its expiry (the expiry alarm then
+   * deletes everything). Asked again (a resumed erasure job), it answers the same count.
+   */
+  async erase(expiresAtMs: number): Promise<number> {
     const kv = this.ctx.storage.kv;
-    kv.put("revoked", true);
-    // read in the same synchronous step as the flag: a shard enlisting later is told it is revoked
-    const jti = kv.get<string>("jti");
-    const shards = [...kv.list<boolean>({ prefix: SHARD_PREFIX })].map(([key]) => Number(key.slice(SHARD_PREFIX.length)));
-    this.rememberExpiry(expiresAtMs);
-    await this.arm();
-    if (jti === undefined) return;
-    await Promise.all(shards.map((i) => this.env.TOKEN_GATE.get(this.env.TOKEN_GATE.idFromName(shardName(jti, i))).revoke(expiresAtMs)));
+    const done = kv.get<number>("erased_windows");
+    if (done !== undefined) return done;
+    let own = kv.get<number>("erased_own");
+    if (own === undefined) {
+      own = this.ctx.storage.sql.exec("DELETE FROM rl_hits").rowsWritten;
+      kv.put("erased_own", own);
+    }
+    const others = await Promise.all((await this.revokeHere(expiresAtMs)).map((shard) => shard.erase(expiresAtMs)));
+    const removed = others.reduce((a, b) => a + b, own);
+    kv.put("erased_windows", removed);
+    return removed;
+  }
+
+  /**
+   * Takes back one count of each of `buckets` made at `now` (src/http/admit.ts: a request counted on
+   * this shard but refused by another shard of the token). Counts made at the same instant in one
+   * window are interchangeable, so any one of them goes.
+   */
+  async release(buckets: string[], now: number): Promise<void> {
+    for (const key of await Promise.all(buckets.map(windowKey))) this.#log.unhit(key, now);
   }
 
   override async alarm(): Promise<void> {
@@ -144,6 +175,22 @@ export class TokenGate extends DurableObject<Env> {
     return revoked;
   }
 
+  /**
+   * Flags the token revoked on this shard; on shard 0 also answers the other shards it has enlisted
+   * (the caller revokes or erases them before returning). The list is read in the same synchronous
+   * step as the flag is set: a shard enlisting later is told the token is revoked.
+   */
+  private async revokeHere(expiresAtMs: number): Promise<DurableObjectStub<TokenGate>[]> {
+    const kv = this.ctx.storage.kv;
+    kv.put("revoked", true);
+    const jti = kv.get<string>("jti");
+    const shards = [...kv.list<boolean>({ prefix: SHARD_PREFIX })].map(([key]) => Number(key.slice(SHARD_PREFIX.length)));
+    this.rememberExpiry(expiresAtMs);
+    await this.arm();
+    if (jti === undefined) return [];
+    return shards.map((i) => this.env.TOKEN_GATE.get(this.env.TOKEN_GATE.idFromName(shardName(jti, i))));
+  }
+
   private rememberExpiry(expiresAtMs: number): void {
     if (this.ctx.storage.kv.get<number>("cleanup_at") !== expiresAtMs) this.ctx.storage.kv.put("cleanup_at", expiresAtMs);
   }
@@ -164,5 +211,12 @@ export class TokenGate extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(target);
   }
 }
+
+/**
+ * The stored name of a window: a SHA-256 digest of the bucket ("METHOD /concrete/path"), so a gate
+ * never stores the ids a path names (an erased registration's id would otherwise linger in the
+ * partner admin's gate for the rest of the window; docs/privacy.md).
+ */
+export const windowKey = (bucket: string): Promise<string> => sha256Hex(bucket);
 
 const windowOf = (r: WindowState): WindowState => ({ limit: r.limit, remaining: r.remaining, resetMs: r.resetMs });

@@ -1,5 +1,5 @@
 /** Public surface of the recommendation policy (pure TypeScript; no Workers APIs, no I/O). */
-export { GoalAnalysis } from "./analyze";
+export { GoalAnalysis } from "./analysis";
 export { POLICY } from "./config";
 export { prepareGoal } from "./prepare";
 export { recommend, recommendWith } from "./recommend";

@@ -113,6 +113,13 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
     frontier = next;
   }
 
+  // Per target: the in-scope objectives it needs (its objectives and their in-scope ancestors), in
+  // topological order; and which target objectives no other target needs (mastering those implies the rest).
+  const neededBy = targets.map((t) => ancestorsOf(t.objectives, prereqs));
+  const neededByOthers = new Array<boolean>(n).fill(false);
+  for (const o of targetObjectives) for (const a of ancestorsOf([o], prereqs)) if (a !== o) neededByOthers[a] = true;
+  const maximalTargets = targetObjectives.filter((o) => !neededByOthers[o]);
+
   const cc = body.completion_criteria ?? {};
   return {
     behavior: body.adaptive_behavior,
@@ -131,7 +138,22 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
     topics,
     targetObjectives,
     isTarget,
+    neededBy,
+    maximalTargets,
   };
+}
+
+/** The objectives and their in-scope ancestors, in topological (index) order. */
+function ancestorsOf(objectives: readonly number[], prereqs: readonly number[][]): number[] {
+  const seen = new Set<number>();
+  const stack = [...objectives];
+  while (stack.length) {
+    const o = stack.pop() as number;
+    if (seen.has(o)) continue;
+    seen.add(o);
+    stack.push(...(prereqs[o] ?? []));
+  }
+  return [...seen].sort((a, b) => a - b);
 }
 
 function clampMastery(m: number): number {

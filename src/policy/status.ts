@@ -1,51 +1,48 @@
 /**
  * Goal status and progress (spec 2.5, decisions.md "Learner-model outputs"), from the same analysis
- * as the recommendation: `complete` ⇔ the recommendation's `ready`, `struggling` ⇔ its `stuck`.
+ * as the recommendation: `complete` ⇔ the recommendation's `ready`, `struggling` ⇔ its `stuck`. It
+ * reads only the evidence, never who chose the work: a learner the partner sequences gets the same
+ * status as one who follows the recommendations.
  */
-import type { LearnerState } from "../model";
-import { SERVICE_PARAMS } from "../model/service-params";
-import { GoalAnalysis, type TargetWork } from "./analyze";
+import { logit } from "../model/math";
+import { effectiveRate } from "../tracing/episode";
+import type { PopulationRates } from "../tracing/rates";
+import { objectiveRates } from "../tracing/rates";
+import { GoalAnalysis } from "./analysis";
 import { POLICY } from "./config";
 import type { PolicyOptions } from "./recommend";
-import { learnerPace } from "./tutor-state";
 import type { GoalStatus, GoalStatusValue, PreparedGoal, TargetStatus, TargetStatusValue, TutorState } from "./types";
 
-export function goalStatus(goal: PreparedGoal, state: LearnerState, tutor: TutorState, options: PolicyOptions = {}): GoalStatus {
-  return goalStatusWith(new GoalAnalysis(goal, state, tutor, options.params ?? SERVICE_PARAMS, options.nowMs ?? 0));
+export function goalStatus(goal: PreparedGoal, tutor: TutorState, population: PopulationRates, options: PolicyOptions = {}): GoalStatus {
+  return goalStatusWith(new GoalAnalysis(goal, tutor, population, options.nowMs ?? 0));
 }
 
 export function goalStatusWith(a: GoalAnalysis): GoalStatus {
   const g = a.goal;
   const complete = a.complete();
   const evidence = a.hasEvidence();
-  const open = complete ? [] : a.openWork();
-  const chosen = a.choose(open);
-  const stuck = chosen ? a.stuckOnPath(chosen) : false;
+  const stuckOn = a.stuckObjective();
 
   let status: GoalStatusValue;
   if (complete) status = "complete";
   else if (g.maxWork !== undefined && a.work() >= g.maxWork) status = "complete_max_work";
   else if (!evidence) status = "no_work";
-  else if (stuck) status = "struggling";
+  else if (stuckOn !== undefined) status = "struggling";
   else status = "in_progress";
 
   const targets: TargetStatus[] = g.targets.map((t, ti) => {
-    let s: TargetStatusValue;
     const met = a.targetMet(ti);
+    let s: TargetStatusValue;
     if (met) s = "complete";
     else if (!evidence) s = "no_work";
-    else if (open.some((w) => w.target === ti && a.stuckOnPath(w))) s = "struggling";
+    else if (stuckOn !== undefined && g.neededBy[ti]?.includes(stuckOn)) s = "struggling";
     else s = "in_progress";
-    const entry: TargetStatus = t.kind === "module" ? { module_id: t.id, status: s, progress: 0 } : { target_id: t.id, status: s, progress: 0 };
-    entry.progress = round3(met ? 1 : a.targetProgress(ti));
-    return entry;
+    const progress = round3(met ? 1 : evidence ? targetProgress(a, ti) : 0);
+    return t.kind === "module" ? { module_id: t.id, status: s, progress } : { target_id: t.id, status: s, progress };
   });
 
-  let progress = 1;
-  if (!complete) {
-    progress = targets.length ? targets.reduce((s, t) => s + t.progress, 0) / targets.length : 0;
-    progress = Math.min(0.99, progress);
-  }
+  const progress = complete ? 1 : Math.min(0.99, targets.length ? targets.reduce((s, t) => s + t.progress, 0) / targets.length : 0);
+  const open = a.openTargets();
   const out: GoalStatus = {
     status,
     progress: round3(progress),
@@ -54,7 +51,7 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
   };
   if (g.topics.length) {
     out.topic_work_remaining = g.topics.map((tp) => {
-      const topicOpen = open.filter((w) => tp.targets.includes(w.target));
+      const topicOpen = open.filter((t) => tp.targets.includes(t));
       return { topic_id: tp.id, min_work_remaining: -1, average_work_remaining: complete || !topicOpen.length ? 0 : estimateWork(a, topicOpen, evidence) };
     });
   }
@@ -63,60 +60,51 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/**
- * work_remaining: expected further assessing items until the criteria are met, capped at 30; -1
- * without any graded answer in scope. Sum over the objectives still on the way (the open targets'
- * paths and the prerequisites of path objectives not yet established) of: the consecutive correct
- * answers the model needs to reach the criterion (run forward), divided by the expected success
- * rate once known, plus, weighted by how likely the objective is still unknown, the learner's
- * expected learning time (its pace).
- */
-export function estimateWork(a: GoalAnalysis, open: readonly TargetWork[], evidence: boolean): number {
-  if (!evidence) return -1;
-  if (!open.length) return a.complete() ? 0 : -1;
-  const cap = POLICY.maxWorkRemaining;
-  const L = learnerPace(a.tutor);
-  const seen = new Set<number>();
-  let total = 0;
-  let assessable = true;
-  const add = (k: number, criterion: "met" | "established") => {
-    if (seen.has(k) || total >= cap) return;
-    seen.add(k);
-    if (!(a.goal.assess[k] ?? []).length) {
-      // A target without assessing atoms can never show mastery: the model cannot say.
-      if (a.goal.isTarget[k]) assessable = false;
-      return;
-    }
-    if (criterion === "met" ? a.met(k) : a.established(k)) return;
-    const demo = a.demonstrationsNeeded(k, criterion);
-    // An introduce goal's targets are new material: unknown until the learner answers them.
-    const u = a.goal.behavior === "introduce" && a.goal.isTarget[k] && a.belief(k).n === 0 ? 1 : unknownness(a, k);
-    total += demo / 0.9 + u * L;
-  };
-  // The prerequisites not yet implied are checked: one level below the path in practice and review
-  // goals (deeper only after failures), every level in introduce goals (a new objective's
-  // prerequisites are all checked first).
-  const deep = a.goal.behavior === "introduce";
-  const addPending = (k: number) => {
-    for (const p of a.goal.prereqs[k] ?? []) {
-      if (total >= cap || seen.has(p) || a.implied(p)) continue;
-      add(p, "established");
-      if (deep) addPending(p);
-    }
-  };
-  for (const w of open) {
-    for (let i = w.path.length - 1; i >= 0; i--) {
-      const k = (w.path[i] as { objective: number }).objective;
-      add(k, a.goal.isTarget[k] ? "met" : "established");
-      addPending(k);
-    }
-  }
-  if (!assessable) return -1;
-  return Math.max(open.length ? 1 : 0, Math.min(cap, Math.round(total)));
+/** The level objective k must reach: a target's readiness level, moveOnLevel below the targets. */
+const levelOf = (a: GoalAnalysis, k: number) => (a.goal.isTarget[k] ? a.level : POLICY.moveOnLevel);
+
+/** The share of the way: over the objectives the target needs, how close each is to its level (0.99 at most until met). */
+function targetProgress(a: GoalAnalysis, ti: number): number {
+  const needed = a.goal.neededBy[ti] ?? [];
+  if (!needed.length) return 0;
+  const sum = needed.reduce((s, k) => s + Math.min(1, a.known(k) / levelOf(a, k)), 0);
+  return Math.min(0.99, sum / needed.length);
 }
 
-/** How likely the objective still has to be learned: 1 at predicted mastery ≤ 0.4, 0 at ≥ 0.75 (linear between). */
-export function unknownness(a: GoalAnalysis, k: number): number {
-  const p = a.belief(k).p;
-  return Math.max(0, Math.min(1, (0.75 - p) / 0.35));
+/**
+ * work_remaining: the expected further assessing items until the criteria are met, capped at 30; -1
+ * without any graded answer in scope, or when a target has no assessing atom. Over the objectives the
+ * open targets still need: the opportunities an unknown objective takes to learn (1 / the learner's
+ * learning rate, weighted by how likely it is still to be learned) plus the right answers that bring
+ * its probability to its level (each multiplies the odds by (1 − slip) / guess), and the cap weighted
+ * by how likely the learner cannot learn it at all.
+ */
+export function estimateWork(a: GoalAnalysis, open: readonly number[], evidence: boolean): number {
+  if (!evidence) return -1;
+  if (!open.length) return a.complete() ? 0 : -1;
+  const g = a.goal;
+  if (open.some((t) => (g.targets[t]?.objectives ?? []).some((o) => !(g.assess[o] ?? []).length))) return -1;
+  const needed = new Set<number>();
+  for (const t of open) for (const k of g.neededBy[t] ?? []) needed.add(k);
+  const speed = a.reading.typicalSpeed;
+  let total = 0;
+  for (const k of needed) {
+    if (!(g.assess[k] ?? []).length) continue;
+    const level = levelOf(a, k);
+    const p = a.known(k);
+    const extra = g.isTarget[k] ? Math.max(0, a.minAnswers(k) - a.answers(k)) : 0;
+    if (p >= level) {
+      total += extra;
+      continue;
+    }
+    const r = objectiveRates(a.population, a.label(k));
+    const learnable = a.beliefs.learnable[k] as number;
+    const learning = learnable / Math.max(0.02, effectiveRate(r.learn, speed));
+    // A learner who may be unable to learn it (blocked) needs more than any estimate: the cap, weighted.
+    total += a.blocked(k) * POLICY.maxWorkRemaining;
+    const perRight = Math.log((1 - r.slip) / r.guess);
+    const confirm = Math.max(0, Math.ceil((logit(level) - logit(Math.max(p, 0.5))) / perRight));
+    total += learning + Math.max(confirm, extra);
+  }
+  return Math.max(1, Math.min(POLICY.maxWorkRemaining, Math.round(total)));
 }

@@ -1,6 +1,7 @@
 /**
  * Types of the recommendation policy and goal status (pure; see docs/recommendation.md).
  */
+import type { ObjectiveEvidence } from "../tracing/evidence";
 export type AdaptiveBehavior = "practice" | "introduce" | "review";
 export type CompletionBehavior = "all" | "average";
 
@@ -87,59 +88,26 @@ export interface PreparedGoal {
   targetObjectives: number[];
   /** local objectives that are targets */
   isTarget: boolean[];
-}
-
-/** Per-objective record of the tutor state (fixed size). */
-export interface ObjectiveTrack {
-  /** graded opportunities, and how many were answered correctly */
-  n: number;
-  w: number;
-  /** ungraded (instructional) opportunities, and the graded count `n` when the last one happened (-1 never) */
-  u: number;
-  uAt: number;
-  /** work share: each event adds 1/(number of objectives of its item) to each of them */
-  f: number;
-  /** last graded outcomes, bit 0 = most recent (1 = correct); at most 16 kept */
-  o: number;
-  /** the best lower credible bound (readyConfidence) of the predicted-mastery logit so far, and the opportunity count when it was reached */
-  hi: number;
-  hiAt: number;
-  /** tutor sequence number of the last re-check point (every stuckOpportunities answers without a new high) */
-  rvSeq: number;
-  /**
-   * 1 while the objective is in a stuck episode: entered after POLICY.stuckOpportunities answers
-   * without a new high, left after three correct answers in a row
-   */
-  sk: number;
-  /** 1 once the objective was learned after wrong answers (counted in the learner's pace) */
-  ls: number;
-  /** tutor sequence number of the last event on the objective */
-  last: number;
-  /** knowledge evidence (knowledge.ts): log-likelihoods of the objective's answers if known before them, learned since, still unknown, not learnable */
-  kk: number;
-  kl: number;
-  ku: number;
-  kn: number;
+  /** per target: the in-scope objectives it needs (its own and their in-scope ancestors), topological order */
+  neededBy: number[][];
+  /** target objectives no other target needs: knowing them implies knowing every target */
+  maximalTargets: number[];
 }
 
 /**
- * Tutor state of one registration: a deterministic function of its event sequence (replayable),
- * bounded: a fixed-size record per objective touched plus the last RECENT_ITEMS items.
+ * Tutor state of one registration: a deterministic function of its event sequence (replayable) and
+ * of nothing else (no rate, no parameter), bounded: per objective touched its evidence (bounded by
+ * KEEP steps, src/tracing/evidence.ts) plus the last RECENT items.
  */
 export interface TutorState {
-  version: 2;
+  version: 3;
   /** events applied */
   seq: number;
   /** most recent items (module labels), most recent first */
   recent: string[];
   /** objectives of the most recent event */
   lastObjectives: string[];
-  /** outcome of the most recent event: 1 correct, 0 wrong, -1 ungraded */
-  lastOutcome: number;
-  /** learner-level learning speed: objectives that went from a wrong answer to mastery, and the wrong answers they took */
-  learned: number;
-  learnedFails: number;
-  obj: Record<string, ObjectiveTrack>;
+  obj: Record<string, ObjectiveEvidence>;
 }
 
 export interface Justification {

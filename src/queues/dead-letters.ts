@@ -2,12 +2,13 @@ import { and, eq, isNotNull, lte } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { deadLetters } from "../db/schema";
 import type { Env } from "../env";
+import { erasedAmong, fenceOf, isFenceRefusal, registrationOfMessage } from "../services/erasure/fence";
 
 /** The queue a dead-letter queue collects for: `<queue>-dlq` -> `<queue>`. */
 export const DEAD_LETTER_SUFFIX = "-dlq";
 
 /** The names of the service's queues start with these (wrangler.toml; an environment may suffix them). */
-export const QUEUE_PREFIX = { projections: "pathwise-projections", modelUpdates: "pathwise-model-updates" } as const;
+export const QUEUE_PREFIX = { projections: "pathwise-projections", modelUpdates: "pathwise-model-updates", erasures: "pathwise-erasures" } as const;
 
 /**
  * Consumer of the dead-letter queues: a message that exhausted its retries is recorded in D1
@@ -19,20 +20,48 @@ export async function recordDeadLetters(batch: MessageBatch<unknown>, db: Db, no
   for (const m of batch.messages) {
     console.error(JSON.stringify({ dead_letter: m.id, queue, attempts: m.attempts }));
   }
-  const rows = batch.messages.map((m) => ({ id: m.id, queue, body: JSON.stringify(m.body), attempts: m.attempts, receivedAt: nowMs, replayRequestedAt: null }));
+  const rows = batch.messages.map((m) => ({
+    row: { id: m.id, queue, body: JSON.stringify(m.body), attempts: m.attempts, receivedAt: nowMs, replayRequestedAt: null },
+    registration: registrationOfMessage(m.body),
+  }));
   for (let i = 0; i < rows.length; i += 10) {
-    await db
-      .insert(deadLetters)
-      .values(rows.slice(i, i + 10))
-      .onConflictDoNothing();
+    const chunk = rows.slice(i, i + 10);
+    try {
+      await recordChunk(db, chunk);
+    } catch (error) {
+      if (!isFenceRefusal(error)) throw error;
+      // A dead letter of an erased registration is dropped, never recorded (docs/privacy.md).
+      const erased = await erasedAmong(
+        db,
+        chunk.flatMap((r) => (r.registration ? [r.registration] : [])),
+      );
+      const kept = chunk.filter((r) => !r.registration || !erased.has(r.registration));
+      if (kept.length) await recordChunk(db, kept);
+    }
   }
   batch.ackAll();
+}
+
+/** Inserts the dead letters behind the erasure fence (src/services/erasure/fence.ts). */
+async function recordChunk(db: Db, chunk: { row: typeof deadLetters.$inferInsert; registration?: string }[]): Promise<void> {
+  const fence = await fenceOf(
+    db,
+    chunk.flatMap((r) => (r.registration ? [r.registration] : [])),
+  );
+  await db.batch([
+    ...fence,
+    db
+      .insert(deadLetters)
+      .values(chunk.map((r) => r.row))
+      .onConflictDoNothing(),
+  ]);
 }
 
 /** The producer binding of each queue whose dead letters may be replayed. */
 function producerOf(env: Env, queue: string): Queue<unknown> | undefined {
   if (queue.startsWith(QUEUE_PREFIX.projections)) return env.PROJECTIONS as Queue<unknown>;
   if (queue.startsWith(QUEUE_PREFIX.modelUpdates)) return env.MODEL_UPDATES as Queue<unknown>;
+  if (queue.startsWith(QUEUE_PREFIX.erasures)) return env.ERASURES as Queue<unknown>;
   return undefined;
 }
 

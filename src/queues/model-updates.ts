@@ -1,6 +1,7 @@
 import { openDb } from "../db/client";
 import type { Env } from "../env";
 import { SERVICE_PARAMS } from "../model/service-params";
+import { isFenceRefusal } from "../services/erasure/fence";
 import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-params";
 
 /**
@@ -24,13 +25,20 @@ export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage
     batch.ackAll();
     return;
   } catch (error) {
-    console.error(JSON.stringify({ queue: batch.queue, messages: batch.messages.length, batch: "failed; applying one by one", error: String(error) }));
+    // A message of an erased registration fails the batch on purpose (src/services/erasure/fence.ts): not an error.
+    const log = isFenceRefusal(error) ? console.log : console.error;
+    log(JSON.stringify({ queue: batch.queue, messages: batch.messages.length, batch: "failed; applying one by one", error: String(error) }));
   }
   for (const message of batch.messages) {
     try {
       await applyModelUpdates(db, SERVICE_PARAMS, [message.body]);
       message.ack();
     } catch (error) {
+      if (isFenceRefusal(error)) {
+        // its registration was erased: the message is dropped (docs/privacy.md)
+        message.ack();
+        continue;
+      }
       const bodyId = (message.body as { id?: unknown } | null)?.id;
       console.error(
         JSON.stringify({ queue: batch.queue, message: message.id, body_id: bodyId, attempts: message.attempts, retry: true, error: String(error) }),

@@ -1,7 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { type AccountGraphProjection, applyProjectionMessage, type ProjectionMessage, parseProjectionMessage } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections } from "../db/schema";
+import { erasedAmong, fenceOf, isFenceRefusal } from "../services/erasure/fence";
 
 /**
  * Consumer of the projections queue: merges each registration's projection messages into one D1 row
@@ -61,7 +63,18 @@ export async function consumeProjections(batch: MessageBatch<unknown>, db: Db, n
       )
       .returning({ accountId: accountProjections.accountId });
   });
-  const results = await db.batch(writes as [(typeof writes)[number], ...(typeof writes)[number][]]);
+  const registrations = rows.flatMap(([, row]) => row.messages.map((m) => m.body.registrationId));
+  let results: unknown[];
+  try {
+    // The fence first: a message of an erased registration fails the whole batch (src/services/erasure/fence.ts).
+    results = (await db.batch([...(await fenceOf(db, registrations)), ...writes] as unknown as [BatchItem<"sqlite">])).slice(1);
+  } catch (error) {
+    if (!isFenceRefusal(error)) throw error;
+    // Drop the erased registrations' messages (docs/privacy.md); the others are applied on their next delivery.
+    const erased = await erasedAmong(db, registrations);
+    for (const [, row] of rows) for (const m of row.messages) erased.has(m.body.registrationId) ? m.message.ack() : m.message.retry({ delaySeconds: 0 });
+    return;
+  }
   rows.forEach(([, row], i) => {
     const written = (results[i] as unknown[]).length > 0;
     for (const m of row.messages) {

@@ -48,6 +48,38 @@ export class SlidingWindowLog {
     return { allowed: true, limit, remaining: limit - n - 1, resetMs: (oldest ?? now) + this.#windowMs - now };
   }
 
+  /**
+   * Counts a request in every one of `buckets` if each has room, else in none (refused until the
+   * last of the full ones has room). The state reported is the most constrained bucket's.
+   */
+  hitAll(buckets: string[], limit: number, now: number): HitResult {
+    if (buckets.length === 1) return this.hit(buckets[0] as string, limit, now);
+    const since = this.prune(now);
+    let refusedFor = 0;
+    let tightest: { n: number; oldest: number | null } | undefined;
+    for (const bucket of buckets) {
+      const row = this.#sql
+        .exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(t) AS oldest FROM rl_hits WHERE bucket = ? AND t > ?", bucket, since)
+        .one();
+      if (row.n >= limit) {
+        const t = this.#sql
+          .exec<{ t: number }>("SELECT t FROM rl_hits WHERE bucket = ? AND t > ? ORDER BY t LIMIT 1 OFFSET ?", bucket, since, row.n - limit)
+          .one().t;
+        refusedFor = Math.max(refusedFor, t + this.#windowMs - now);
+      }
+      if (!tightest || row.n > tightest.n) tightest = row;
+    }
+    if (refusedFor > 0) return { allowed: false, retryAfterMs: refusedFor, limit, remaining: 0, resetMs: refusedFor };
+    for (const bucket of buckets) this.#sql.exec("INSERT INTO rl_hits (bucket, t) VALUES (?, ?)", bucket, now);
+    const n = tightest?.n ?? 0;
+    return { allowed: true, limit, remaining: limit - n - 1, resetMs: (tightest?.oldest ?? now) + this.#windowMs - now };
+  }
+
+  /** Takes back one request counted in `bucket` at exactly `t` (none if there is none). */
+  unhit(bucket: string, t: number): void {
+    this.#sql.exec("DELETE FROM rl_hits WHERE rowid = (SELECT rowid FROM rl_hits WHERE bucket = ? AND t = ? LIMIT 1)", bucket, t);
+  }
+
   /** Deletes every row that left the window at `now`; returns the window's exclusive lower bound. */
   prune(now: number): number {
     const since = now - this.#windowMs;

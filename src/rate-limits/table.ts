@@ -22,6 +22,11 @@ export interface RateLimitRule {
   limit: number;
   /** per-action limits read from the JSON body's `action` field, each in its own window */
   actions?: Readonly<Record<string, number>>;
+  /**
+   * The request counts in this route's window (a key with `{id}`) of each registration its xAPI
+   * statements name (`context.registration`), all or none; in its own window when it names none.
+   */
+  countsIn?: string;
 }
 
 const token = (limit: number): RateLimitRule => ({ kind: "token", limit });
@@ -69,10 +74,42 @@ export const rateLimits: Readonly<Record<string, RateLimitRule>> = {
   [`POST ${LI}/{id}/metrics/groups`]: token(25),
 };
 
+/**
+ * Endpoints that spec 8.2 does not list, limited through its rows: an xAPI statements request counts
+ * once in the batch-events window of each registration its statements name (docs/xapi.md), so a
+ * partner that moves from event posts to xAPI gets neither more nor less quota per registration.
+ */
+const BATCH_EVENTS = `POST ${REG}/{id}/batch-events`;
+const viaBatchEvents: RateLimitRule = { kind: "token", limit: rateLimits[BATCH_EVENTS]?.limit ?? 15, countsIn: BATCH_EVENTS };
+export const statementLimits: Readonly<Record<string, RateLimitRule>> = {
+  "POST /v0/xapi/statements": viaBatchEvents,
+  "PUT /v0/xapi/statements": viaBatchEvents,
+};
+
+/**
+ * Endpoints spec 8.2 does not list: the student data lifecycle (decisions.md, docs/privacy.md), each
+ * with the reason for its number (docs/rate-limits.md "Beyond the spec").
+ */
+export const lifecycleLimits: Readonly<Record<string, RateLimitRule & { reason: string }>> = {
+  "POST /v0/accounts/{account_id}/erasure": { ...token(150), reason: "as DELETE /accounts/{id} (150/min/token): it removes an account" },
+  [`POST ${LI}/{id}/erasure`]: { ...token(15), reason: "a whole class at once: the spec's smallest per-path limit" },
+  "GET /v0/erasures/{erasure_id}": { ...token(60), reason: "polling a receipt about once a second (pw.eraseAccount waits on it)" },
+  "GET /v0/accounts/{account_id}/export": {
+    ...partner(60),
+    reason:
+      "streams a whole history (100,000 events is about 30 MB): at most 60 exports a minute across the partner's tokens, as predicted score is limited per partner",
+  },
+  "GET /v0/data-requests": { ...token(15), reason: "as the spec's other listings (GET /learning-instances: 15/min/token)" },
+  "GET /v0/partner/settings": { ...token(15), reason: "as GET /accounts/current: a configuration read" },
+  "PUT /v0/partner/settings": { ...token(15), reason: "a configuration write, rare" },
+};
+
 /** "PUT /v0/x/{goal_id}/y/{reg}" -> "PUT /v0/x/{}/y/{}": the key with parameter names erased. */
 export const routeShape = (key: string): string => key.replace(/\{[^}]*\}/g, "{}");
 
-const byShape = new Map(Object.entries(rateLimits).map(([key, rule]) => [routeShape(key), rule]));
+const byShape = new Map(
+  [...Object.entries(rateLimits), ...Object.entries(statementLimits), ...Object.entries(lifecycleLimits)].map(([key, rule]) => [routeShape(key), rule]),
+);
 
 /** The limit row of a route key ("METHOD /v0/path/{param}"), or undefined when the endpoint has none. */
 export function rateLimitFor(routeKey: string): RateLimitRule | undefined {

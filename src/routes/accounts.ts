@@ -1,22 +1,24 @@
-import { z } from "@hono/zod-openapi";
 import type { Db } from "../db/client";
 import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
 import { AccountSchema, CreateAccountBody, CreatedAccount } from "../schemas/accounts";
-import { json, jsonBody, noContent, uuidParams } from "../schemas/common";
+import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";
 import { accountView, accountViewById, createAccountOrThrow, disableAccount, findAccount } from "../services/accounts";
 
 const createAccountRoute = apiRoute({
   method: "post",
   path: "/v0/accounts",
   tags: ["Accounts"],
-  summary: "Create an account (an end user)",
+  operationId: "createAccount",
+  summary: "Create an account",
+  description:
+    "Creates an account: an anonymized end user (learner or instructor) of the partner's application, known by the partner's `external_user_id` (1-255 characters, never an e-mail address). The id is unique within the partner for good: a disabled account keeps it (422 on reuse).",
   request: { body: jsonBody(CreateAccountBody) },
   responses: {
     201: json(CreatedAccount, "The new account"),
-    422: json(z.any(), "external_user_id already used (also by a disabled account) or looks like an e-mail address"),
+    422: refusal("external_user_id already used (also by a disabled account) or looks like an e-mail address"),
   },
 });
 
@@ -24,7 +26,10 @@ const currentAccountRoute = apiRoute({
   method: "get",
   path: "/v0/accounts/current",
   tags: ["Accounts"],
-  summary: "The caller's own account (checks the OAuth setup)",
+  operationId: "getCurrentAccount",
+  summary: "Get the caller's own account",
+  description:
+    "The account the access token acts for: the partner admin for an admin token, the end user for a token whose scope was their `external_user_id`. A cheap first call to check the OAuth setup.",
   responses: { 200: json(AccountSchema, "The caller's account") },
 });
 
@@ -32,7 +37,9 @@ const getAccountRoute = apiRoute({
   method: "get",
   path: "/v0/accounts/{account_id}",
   tags: ["Accounts"],
+  operationId: "getAccount",
   summary: "Get an account",
+  description: "One account of the partner, with whether it is disabled. An account of another partner is 404.",
   request: { params: uuidParams("account_id") },
   responses: { 200: json(AccountSchema, "The account") },
 });
@@ -41,7 +48,10 @@ const deleteAccountRoute = apiRoute({
   method: "delete",
   path: "/v0/accounts/{account_id}",
   tags: ["Accounts"],
-  summary: "Disable an account (its external_user_id is never released; its tokens stop working at once)",
+  operationId: "disableAccount",
+  summary: "Disable an account",
+  description:
+    "Disables the account: its access tokens stop working at once (401 from the next request on), it can no longer be registered, and its `external_user_id` is never released. The partner admin account cannot be disabled (422). Repeating the call is harmless (a retry finishes an interrupted revocation).",
   request: { params: uuidParams("account_id") },
   responses: { 204: noContent },
 });

@@ -10,7 +10,10 @@ const batchRoute = apiRoute({
   method: "post",
   path: "/v0/batch",
   tags: ["Accounts"],
-  summary: "Create up to 50 accounts (deprecated); each entry succeeds or fails on its own",
+  operationId: "batchCreateAccounts",
+  summary: "Create up to 50 accounts (deprecated)",
+  description:
+    'Spec 4.2\'s batch form of POST /v0/accounts: each entry is `{method: "post", url: "/accounts", body}` and succeeds or fails on its own (per-entry 201 or 422 in `responses`, in request order). A structurally invalid entry fails the whole request with 400 before anything is created. Prefer one POST /v0/accounts per account.',
   request: { body: jsonBody(AccountsBatchBody) },
   responses: { 200: json(AccountsBatchResult, "One result per request entry, in order") },
 });

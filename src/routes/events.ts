@@ -5,7 +5,7 @@ import { authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
-import { jsonBody, uuidParams } from "../schemas/common";
+import { jsonBody, refusal, uuidParams } from "../schemas/common";
 import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, UngradedEvent } from "../schemas/events";
 import { identifierText } from "../schemas/text";
 import { checkTimes, ingestEvents } from "../services/events";
@@ -20,24 +20,58 @@ const IdempotencyHeaders = z.object({
     .openapi({ description: "Idempotency-Key: a retry with the same key returns the first outcome (kept 24 h)" }),
 });
 const stored = { description: "Stored durably and applied to the learner model" };
-const refused = { description: "Unknown module or goal id (details name them)" };
+const refused = refusal("Unknown module or goal id (details name them), or an Idempotency-Key reused for a different request");
+const EVENTS_CONTRACT =
+  "Answered 204 once the events are stored durably and applied to the learner model: a recommendation requested right after already reflects them. An event more than 5 minutes in the future or before 1970 is 400. With an `Idempotency-Key` header a retry returns the first outcome (kept 24 h), so a lost answer can be retried without counting the events twice.";
 
-function eventRoute<const P extends string, B extends z.ZodType>(path: P, summary: string, body: B) {
+function eventRoute<const P extends string, B extends z.ZodType>(path: P, operationId: string, summary: string, description: string, body: B) {
   return apiRoute({
     method: "post",
     path,
+    operationId,
     tags: ["Events"],
     summary,
+    description: `${description}\n\n${EVENTS_CONTRACT}`,
     request: { params, headers: IdempotencyHeaders, body: jsonBody(body) },
     responses: { 204: stored, 422: refused },
   });
 }
 
-const gradedRoute = eventRoute("/v0/registrations/{id}/graded-events", "An answer on an assessing atom", GradedEvent);
-const ungradedRoute = eventRoute("/v0/registrations/{id}/ungraded-events", "Work on an instructional atom", UngradedEvent);
-const followedRoute = eventRoute("/v0/registrations/{id}/recommendation-followed-events", "The learner followed a recommendation", RecommendationFollowedEvent);
-const focusRoute = eventRoute("/v0/registrations/{id}/focus-events", "Focus a goal (deprecated: recommendations focus automatically)", FocusEvent);
-const batchRoute = eventRoute("/v0/registrations/{id}/batch-events", "Up to 500 events, most recent first, all or nothing", BatchEvents);
+const gradedRoute = eventRoute(
+  "/v0/registrations/{id}/graded-events",
+  "postGradedEvent",
+  "Post an answer (graded event)",
+  "An answer of the learner on an atom of the graph, right (`is_correct: true`) or wrong: the evidence the learner model learns from. `module_id` is the atom's uuid or mref- label; a bundle or unknown module is 422.",
+  GradedEvent,
+);
+const ungradedRoute = eventRoute(
+  "/v0/registrations/{id}/ungraded-events",
+  "postUngradedEvent",
+  "Post work on instructional content (ungraded event)",
+  "Time the learner spent on an atom without an answer (a lesson, a video): counts as exposure and active time.",
+  UngradedEvent,
+);
+const followedRoute = eventRoute(
+  "/v0/registrations/{id}/recommendation-followed-events",
+  "postRecommendationFollowedEvent",
+  "Post that a recommendation was followed",
+  "The learner opened a recommended module: `recommendation_id` from GET /v0/registrations/{id}/recommendation. Logged; it does not change the learner state.",
+  RecommendationFollowedEvent,
+);
+const focusRoute = eventRoute(
+  "/v0/registrations/{id}/focus-events",
+  "postFocusEvent",
+  "Focus a goal (deprecated)",
+  "Sets the goal the learner works on. Deprecated: requesting a recommendation focuses its goal.",
+  FocusEvent,
+);
+const batchRoute = eventRoute(
+  "/v0/registrations/{id}/batch-events",
+  "postBatchEvents",
+  "Post up to 500 events at once",
+  "Graded, ungraded and recommendation-followed events of one registration, most recent first, validated together and stored all or nothing. `goal_id` focuses a goal before the events; `ignore_invalid_module_ids` drops events on unknown modules instead of refusing the batch.",
+  BatchEvents,
+);
 
 /** Checks the events' times and hands them to the registration's Durable Object (204 once stored). */
 async function submit(

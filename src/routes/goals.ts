@@ -6,7 +6,7 @@ import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
-import { json, jsonBody, noContent, pageQuery, uuid } from "../schemas/common";
+import { json, jsonBody, noContent, pageQuery, refusal, uuid } from "../schemas/common";
 import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "../schemas/goals";
 import { assign, batchAssignment, isAssigned, requireRegistrationOf, unassign } from "../services/goal-assignments";
 import { createGoal, deleteGoal, goalScope, goalView, listGoals, requireGoalOf, resolvedScopeView, updateGoal } from "../services/goals";
@@ -23,7 +23,7 @@ const goalParams = z.object({ id: param("id"), goal_id: param("goal_id") });
 const assignmentParams = z.object({ id: param("id"), goal_id: param("goal_id"), registration_id: param("registration_id") });
 
 const tags = ["Scoped goals"];
-const refused422 = json(z.any(), "Semantically refused (see details)");
+const refused422 = refusal("Semantically refused (see details)");
 
 /** Loads the learning instance and applies the caller rule (Admin or an instructor of the instance). */
 async function instanceFor(c: Context<AppEnv>, id: string): Promise<LearningInstanceRow> {
@@ -36,7 +36,10 @@ const createDef = apiRoute({
   method: "post",
   path: GOALS,
   tags,
-  summary: "Create a scoped goal (targets or topics, scope, completion criteria, timing)",
+  operationId: "createScopedGoal",
+  summary: "Create a scoped goal",
+  description:
+    "A scoped goal says what learners of the instance should reach: target objectives (or taxonomy topics), the scope the recommendations draw from, the adaptive behavior (`practice`, `introduce`, `review`), completion criteria and timing (docs/goals.md). Targets must be in the instance's graph (422 otherwise). Assign it to registrations before asking for recommendations.",
   request: { params: liParams, body: jsonBody(GoalBodySchema) },
   responses: { 201: json(GoalSchema, "The new goal, defaults filled"), 422: refused422 },
 });
@@ -45,7 +48,9 @@ const listDef = apiRoute({
   method: "get",
   path: GOALS,
   tags,
-  summary: "The instance's scoped goals (bare array in creation order, paged by offset/limit)",
+  operationId: "listScopedGoals",
+  summary: "List the scoped goals of a learning instance",
+  description: "The instance's live goals in creation order, as a bare JSON array paged by `offset` and `limit`.",
   request: { params: liParams, query: pageQuery },
   responses: { 200: json(z.array(GoalSchema), "Goals") },
 });
@@ -54,7 +59,10 @@ const getDef = apiRoute({
   method: "get",
   path: GOAL,
   tags,
+  operationId: "getScopedGoal",
   summary: "Get a scoped goal",
+  description:
+    "One goal with its defaults filled; `?include_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).",
   request: {
     params: goalParams,
     query: z.object({
@@ -71,7 +79,10 @@ const putDef = apiRoute({
   method: "put",
   path: GOAL,
   tags,
-  summary: "Replace a scoped goal (adaptive_behavior and the target kind cannot change)",
+  operationId: "updateScopedGoal",
+  summary: "Replace a scoped goal",
+  description:
+    "Replaces the goal's body. `adaptive_behavior` and the kind of target (objectives or topics) cannot change (422). Assignments are kept; recommendations follow the new body from the next request on.",
   request: { params: goalParams, body: jsonBody(GoalBodySchema) },
   responses: { 200: json(GoalSchema, "The updated goal"), 422: refused422 },
 });
@@ -80,7 +91,9 @@ const deleteDef = apiRoute({
   method: "delete",
   path: GOAL,
   tags,
-  summary: "Delete a scoped goal and its assignments",
+  operationId: "deleteScopedGoal",
+  summary: "Delete a scoped goal",
+  description: "Deletes the goal and its assignments. Events already stored that name it are kept.",
   request: { params: goalParams },
   responses: { 204: noContent },
 });
@@ -89,7 +102,10 @@ const batchDef = apiRoute({
   method: "put",
   path: ASSIGNMENTS,
   tags,
-  summary: "Assign or unassign the goal for many registrations (ids ≤ 500, or every registration of a type)",
+  operationId: "batchAssignScopedGoal",
+  summary: "Assign or unassign a goal for many registrations",
+  description:
+    "`action` `assign` or `unassign` for up to 500 registration ids, or for every registration of a `type` in the instance. Answers the outcome per registration with failures grouped by reason; assignment is idempotent. Rate limits: `assign` 10 and `unassign` 100 requests a minute per token, in separate windows.",
   request: { params: goalParams, body: jsonBody(BatchAssignmentBody) },
   responses: { 200: json(BatchAssignmentResult, "Per-registration outcome; failures grouped by reason") },
 });
@@ -98,7 +114,10 @@ const assignDef = apiRoute({
   method: "put",
   path: ASSIGNMENT,
   tags,
-  summary: "Assign the goal to a registration of the instance (idempotent)",
+  operationId: "assignScopedGoal",
+  summary: "Assign a goal to a registration",
+  description:
+    "Assigns the goal to one registration of the same instance (an instructor registration is 422). Idempotent: assigning again answers the existing assignment.",
   request: { params: assignmentParams },
   responses: { 200: json(AssignmentSchema, "The assignment"), 422: refused422 },
 });
@@ -107,7 +126,9 @@ const checkDef = apiRoute({
   method: "get",
   path: ASSIGNMENT,
   tags,
-  summary: "Whether the goal is assigned to the registration (404 when not)",
+  operationId: "getScopedGoalAssignment",
+  summary: "Get a goal assignment",
+  description: "The assignment of the goal to the registration; 404 when the goal is not assigned to it.",
   request: { params: assignmentParams },
   responses: { 200: json(AssignmentSchema, "The assignment") },
 });
@@ -116,7 +137,9 @@ const unassignDef = apiRoute({
   method: "delete",
   path: ASSIGNMENT,
   tags,
-  summary: "Unassign the goal from the registration (404 when not assigned)",
+  operationId: "unassignScopedGoal",
+  summary: "Unassign a goal from a registration",
+  description: "Removes the assignment; 404 when the goal was not assigned to the registration. The learner's events and model are kept.",
   request: { params: assignmentParams },
   responses: { 204: noContent },
 });

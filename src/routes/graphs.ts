@@ -7,7 +7,7 @@ import { authorize, type Subject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { forbidden, notFound } from "../http/errors";
 import { createRouter } from "../http/router";
-import { json, jsonBody, pageQuery } from "../schemas/common";
+import { json, jsonBody, pageQuery, refusal } from "../schemas/common";
 import {
   GraphDocumentSchema,
   GraphRefParams,
@@ -37,18 +37,21 @@ async function requireGraph(c: Context<AppEnv>, ref: string): Promise<GraphRow> 
   return graph;
 }
 
-const body413 = { 413: json(z.any(), `Body over ${GRAPH_DOCUMENT_MAX_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
+const body413 = { 413: refusal(`Body over ${GRAPH_DOCUMENT_MAX_BYTES / 1024 / 1024} MiB (graph document routes only; 1 MiB elsewhere)`) };
 
 const ingestRoute = apiRoute({
   method: "post",
   path: "/v0/graphs",
   tags: ["Graphs"],
-  summary: "Ingest a knowledge graph document (entitlement partner_graph_ingest); version 1",
+  operationId: "createGraph",
+  summary: "Create a knowledge graph",
+  description:
+    "Stores a knowledge graph document as version 1 of a new graph: learning objectives with their prerequisites, modules (atoms) aligned to objectives, bundles and a table of contents (docs/graphs.md). An invalid document is 422 with every problem in `details`; the label must be new for the partner. Needs the `partner_graph_ingest` entitlement. Body up to 6 MiB.",
   request: { body: jsonBody(GraphDocumentSchema) },
   responses: {
     201: json(GraphVersionCreatedSchema, "The new graph"),
     ...body413,
-    422: json(z.any(), "The document is invalid (details list every problem) or the label is already used"),
+    422: refusal("The document is invalid (details list every problem) or the label is already used"),
   },
 });
 
@@ -56,7 +59,10 @@ const validateRoute = apiRoute({
   method: "post",
   path: "/v0/graphs/validate",
   tags: ["Graphs"],
-  summary: "Validate a graph document without storing it (entitlement partner_graph_validate)",
+  operationId: "validateGraph",
+  summary: "Validate a graph document",
+  description:
+    "Checks a knowledge graph document without storing it and reports every problem at once (`errors`, `warnings`, with JSON paths) and the document's counts. Needs the partner's `partner_graph_validate` entitlement (403 without). Body up to 6 MiB (docs/graphs.md).",
   request: { body: jsonBody(GraphDocumentSchema) },
   responses: { 200: json(GraphValidationSchema, "The validation report"), ...body413 },
 });
@@ -65,14 +71,16 @@ const updateRoute = apiRoute({
   method: "put",
   path: "/v0/graphs/{graph_id}",
   tags: ["Graphs"],
-  summary: "New version of a graph (entitlement partner_graph_update): additions and renames only",
+  operationId: "updateGraph",
+  summary: "Create a new version of a knowledge graph",
+  description:
+    "Stores the document as the graph's next version. Changes are additive: new objectives, modules, prerequisites and alignments, and renames; removing an id or a relation, or changing a module's type, is 422 with each problem in `details`. Needs the `partner_graph_update` entitlement. A concurrent update of the same graph is 409: read the graph again and retry.",
   request: { params: GraphRefParams, body: jsonBody(GraphDocumentSchema) },
   responses: {
     200: json(GraphVersionCreatedSchema, "The new version"),
     ...body413,
-    409: json(z.any(), "Updated concurrently"),
-    422: json(
-      z.any(),
+    409: refusal("Updated concurrently"),
+    422: refusal(
       "Invalid document, a changed label, or a non-additive change: an existing id removed or losing a prerequisite, alignment, bundle member or taxon module, a changed module type, an atom/bundle switch (details list each)",
     ),
   },
@@ -82,7 +90,10 @@ const getRoute = apiRoute({
   method: "get",
   path: "/v0/graphs/{graph_id}",
   tags: ["Graphs"],
-  summary: "A graph document (latest version unless ?version=N) with its id, version and module uuids",
+  operationId: "getGraph",
+  summary: "Get a knowledge graph",
+  description:
+    "The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version` and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.",
   request: {
     params: GraphRefParams,
     query: z.object({
@@ -101,7 +112,10 @@ const listRoute = apiRoute({
   method: "get",
   path: "/v0/graphs",
   tags: ["Graphs"],
-  summary: "The partner's graphs (bare array of summaries, latest versions, paged by offset/limit)",
+  operationId: "listGraphs",
+  summary: "List knowledge graphs",
+  description:
+    "The partner's graphs as summaries of their latest versions (id, label, name, version, counts), in creation order, as a bare JSON array paged by `offset` and `limit`.",
   request: { query: pageQuery },
   responses: { 200: json(z.array(GraphSummarySchema), "Graphs in creation order") },
 });

@@ -4,7 +4,7 @@ import { authorize, type Subject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
-import { json, jsonBody, noContent, pageQuery, uuidParams } from "../schemas/common";
+import { json, jsonBody, noContent, pageQuery, refusal, uuidParams } from "../schemas/common";
 import { CreateLearningInstanceBody, LearningInstanceSchema, UpdateLearningInstanceBody } from "../schemas/learning-instances";
 import { RegistrationSchema, RegistrationType } from "../schemas/registrations";
 import {
@@ -27,11 +27,14 @@ const createRouteDef = apiRoute({
   method: "post",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
-  summary: "Create a learning instance (a course teaching one graph)",
+  operationId: "createLearningInstance",
+  summary: "Create a learning instance",
+  description:
+    "A learning instance is a course or class section teaching one knowledge graph (`graph_id`: a graph uuid or gref- label of this partner; immutable). Optional `start_date` and `end_date` bound it; goals and registrations belong to it.",
   request: { body: jsonBody(CreateLearningInstanceBody) },
   responses: {
     201: json(LearningInstanceSchema, "The new learning instance"),
-    422: json(z.any(), "Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order"),
+    422: refusal("Unknown graph_id (not a graph of this partner), name holds an e-mail address, or dates out of order"),
   },
 });
 
@@ -39,7 +42,9 @@ const listRouteDef = apiRoute({
   method: "get",
   path: "/v0/learning-instances",
   tags: ["Learning instances"],
-  summary: "List the partner's learning instances (bare array, paged by offset/limit)",
+  operationId: "listLearningInstances",
+  summary: "List learning instances",
+  description: "The partner's live learning instances in creation order, as a bare JSON array paged by `offset` and `limit` (default 100, at most 500).",
   request: { query: pageQuery },
   responses: { 200: json(z.array(LearningInstanceSchema), "Learning instances in creation order") },
 });
@@ -48,7 +53,9 @@ const getRouteDef = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
+  operationId: "getLearningInstance",
   summary: "Get a learning instance",
+  description: "One learning instance. The partner admin, or any end user registered in it (learner or instructor).",
   request: { params: idParams },
   responses: { 200: json(LearningInstanceSchema, "The learning instance") },
 });
@@ -57,16 +64,22 @@ const putRouteDef = apiRoute({
   method: "put",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
-  summary: "Update name and dates (graph_id is immutable)",
+  operationId: "updateLearningInstance",
+  summary: "Update a learning instance",
+  description:
+    "Changes the name and the dates (`null` clears a date). `graph_id` may be sent only if it names the instance's own graph (a no-op); another graph is 422. An end before the start is 422.",
   request: { params: idParams, body: jsonBody(UpdateLearningInstanceBody) },
-  responses: { 200: json(LearningInstanceSchema, "The updated learning instance"), 422: json(z.any(), "Name holds an e-mail address, or dates out of order") },
+  responses: { 200: json(LearningInstanceSchema, "The updated learning instance"), 422: refusal("Name holds an e-mail address, or dates out of order") },
 });
 
 const deleteRouteDef = apiRoute({
   method: "delete",
   path: "/v0/learning-instances/{id}",
   tags: ["Learning instances"],
-  summary: "Delete a learning instance and its registrations",
+  operationId: "deleteLearningInstance",
+  summary: "Delete a learning instance",
+  description:
+    "Deletes the learning instance, its registrations and its goals from the API (soft delete: the event logs are kept). A registration or goal being created concurrently is refused with 404.",
   request: { params: idParams },
   responses: { 204: noContent },
 });
@@ -75,7 +88,10 @@ const registrationsRouteDef = apiRoute({
   method: "get",
   path: "/v0/learning-instances/{li_id}/registrations",
   tags: ["Learning instances"],
-  summary: "Registrations of the instance (bare array; optional type filter; paged by offset/limit)",
+  operationId: "listLearningInstanceRegistrations",
+  summary: "List the registrations of a learning instance",
+  description:
+    "The instance's live registrations in creation order, optionally only `type=learner` or `type=instructor`; a bare JSON array paged by `offset` and `limit` (default 100, at most 500).",
   request: {
     params: uuidParams("li_id"),
     query: pageQuery.extend({

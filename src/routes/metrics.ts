@@ -9,19 +9,38 @@ import { nextPage } from "../services/goal-specs";
 import { learnersToWatch } from "../services/learners-to-watch";
 import { instanceMetrics, type MetricsBody, registrationMetrics } from "../services/metrics";
 
-const SUMMARIES: Record<MetricName, string> = {
-  proficiency: "Proficiency per objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on",
-  "expected-score": "Expected score on each goal's targets with a 95% interval (insufficient_data when the model has too little)",
-  "readiness-forecast": "Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected date",
-  "active-time": "Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md)",
+/** Per metric: the operationId stem, the summary's noun and the description (docs/analytics.md). */
+const METRIC_DOCS: Record<MetricName, { name: string; title: string; description: string }> = {
+  proficiency: {
+    name: "Proficiency",
+    title: "proficiency",
+    description: "Proficiency per learning objective (or per goal: its targets) with a 95% credible interval and the evidence it rests on.",
+  },
+  "expected-score": {
+    name: "ExpectedScore",
+    title: "expected score",
+    description: "Expected score on each goal's targets with a 95% interval; `insufficient_data` when the model has too little evidence.",
+  },
+  "readiness-forecast": {
+    name: "ReadinessForecast",
+    title: "readiness forecast",
+    description: "Probability of meeting each goal's completion criteria by its deadline at the learner's pace, and the projected completion date.",
+  },
+  "active-time": {
+    name: "ActiveTime",
+    title: "active time",
+    description: "Active time and time spent per calendar day (at most 7 days; idle gaps capped; docs/analytics.md).",
+  },
 };
 
 function instanceRoute<M extends MetricName>(metric: M) {
   return apiRoute({
     method: "post",
     path: `/v0/learning-instances/{id}/metrics/${metric}/rows` as const,
+    operationId: `getLearningInstance${METRIC_DOCS[metric].name}`,
     tags: ["Analytics"],
-    summary: `${SUMMARIES[metric]}: a page of the instance's learners`,
+    summary: `Get ${METRIC_DOCS[metric].title} rows of a learning instance`,
+    description: `${METRIC_DOCS[metric].description} One row per learner registration, a page at a time (at most 30 a page; \`next\` says where the next page starts).`,
     request: { params: uuidParams("id"), body: jsonBody(METRIC_BODIES[metric].instance) },
     responses: { 200: json(metricTable(METRIC_VALUES[metric], true), "One row per learner registration, at most 30 a page"), 422: unknownGoalRefused },
   });
@@ -31,8 +50,10 @@ function registrationRoute<M extends MetricName>(metric: M) {
   return apiRoute({
     method: "post",
     path: `/v0/registrations/{id}/metrics/${metric}/rows` as const,
+    operationId: `getRegistration${METRIC_DOCS[metric].name}`,
     tags: ["Analytics"],
-    summary: `${SUMMARIES[metric]}: one registration`,
+    summary: `Get the ${METRIC_DOCS[metric].title} row of a registration`,
+    description: `${METRIC_DOCS[metric].description} The row of one registration.`,
     request: { params: uuidParams("id"), body: jsonBody(METRIC_BODIES[metric].registration) },
     responses: { 200: json(metricTable(METRIC_VALUES[metric], false), "One row"), 422: unknownGoalRefused },
   });
@@ -42,7 +63,10 @@ const groupsRoute = apiRoute({
   method: "post",
   path: "/v0/learning-instances/{id}/metrics/groups",
   tags: ["Analytics"],
-  summary: "Learners to watch: stuck, struggling, inactive, not started, behind schedule, per goal, with a reason",
+  operationId: "listLearnersToWatch",
+  summary: "List the learners to watch",
+  description:
+    "Per requested goal, the instance's learners who are stuck, struggling, inactive, not started or behind schedule, each with the reason (docs/analytics.md); only the non-empty groups, goals in request order.",
   request: { params: uuidParams("id"), body: jsonBody(WatchBody) },
   responses: { 200: json(WatchResponse, "The non-empty groups, per goal in request order"), 422: unknownGoalRefused },
 });

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
+import { checkOperationDocs } from "../http/define-route";
 import { ipLimit } from "../http/ip-limit";
 import { createRouter } from "../http/router";
 import { type FormResult, parseStrictForm } from "../lib/form";
@@ -13,9 +14,11 @@ import { authenticateClient, clientCredentialsGrant, OAuthError, refreshTokenGra
 const tokenRoute = createRoute({
   method: "post",
   path: "/v0/oauth/token",
+  operationId: "createAccessToken",
   tags: ["Authentication"],
-  summary: "Obtain an access token (client credentials with HTTP Basic, or refresh_token grant)",
+  summary: "Obtain an access token",
   description: [
+    "OAuth 2.0 (RFC 6749): `grant_type=client_credentials` with the partner's client id and secret in HTTP Basic and `scope` = an account's `external_user_id` (the partner admin's for an admin token, an end user's for a token acting as that user), or `grant_type=refresh_token`.",
     "Form body (application/x-www-form-urlencoded, UTF-8; an ill-formed byte or percent-encoding is `400 invalid_request`).",
     `An account holds at most ${MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT} live access tokens. A request is never refused for that: a new token beyond the cap retires (revokes) the account's oldest live token, so cache a token and reuse it until it nears \`expires_at\` instead of requesting one per call.`,
     "A refresh_token grant spends the refresh token (each works once) and retires the access token that was issued with it: the new pair replaces the old one.",
@@ -51,6 +54,7 @@ async function tokenForm(c: Context<AppEnv>): Promise<FormResult> {
  * The token endpoint parses its own form body so that every failure is an RFC 6749 error body:
  * the route is only registered for the OpenAPI document, not given zod validators.
  */
+checkOperationDocs(tokenRoute);
 export const oauthRouter = createRouter();
 oauthRouter.openAPIRegistry.registerPath(tokenRoute);
 oauthRouter.post(

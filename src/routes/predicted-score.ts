@@ -1,8 +1,7 @@
-import { z } from "@hono/zod-openapi";
 import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
-import { json, jsonBody } from "../schemas/common";
+import { json, jsonBody, refusal } from "../schemas/common";
 import { PredictedScoreBody, PredictedScoreResponse } from "../schemas/predicted-score";
 import { predictedScoreFor } from "../services/predicted-score";
 
@@ -10,11 +9,14 @@ const route = apiRoute({
   method: "post",
   path: "/v0/accounts/metrics/predicted-score",
   tags: ["Analytics"],
-  summary: "How each account would score on groups of objectives today, at the requested confidence levels (140/min per partner)",
+  operationId: "getPredictedScores",
+  summary: "Get predicted scores",
+  description:
+    "How each account would score today on each group of learning objectives of a graph, at the requested confidence levels (for example the 10th, 50th and 90th percentiles), from the learner model across all the account's registrations on that graph (docs/analytics.md). Limited to 140 requests a minute across the partner.",
   request: { body: jsonBody(PredictedScoreBody) },
   responses: {
     200: json(PredictedScoreResponse, "Scores per account; group_scores and its alias grouped_scores"),
-    422: json(z.any(), "Unknown graph, or an objective not in the graph (details name it)"),
+    422: refusal("Unknown graph, or an objective not in the graph (details name it)"),
   },
 });
 

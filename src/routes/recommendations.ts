@@ -9,7 +9,10 @@ const recommendationRoute = apiRoute({
   method: "get",
   path: "/v0/registrations/{id}/recommendation",
   tags: ["Recommendations"],
-  summary: "The modules the learner should do next for an assigned goal, best first (focuses the goal)",
+  operationId: "getRecommendation",
+  summary: "Get the next recommended modules",
+  description:
+    "The modules the learner should work on next for a goal assigned to the registration, best first, with the goal's status and, with `justifications=true`, why each was chosen (docs/recommendation.md). Asking focuses the goal. The `recommendation_id` stays the same until an event changes the learner state; send it back in recommendation-followed events.",
   request: { params: uuidParams("id"), query: RecommendationQuery },
   responses: { 200: json(RecommendationSchema, "The recommendation (the same recommendation_id until an event changes the learner state)") },
 });

@@ -1,9 +1,8 @@
-import { z } from "@hono/zod-openapi";
 import type { RegistrationRow } from "../db/schema";
 import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
-import { json, jsonBody, noContent, uuidParams } from "../schemas/common";
+import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";
 import { CreateRegistrationBody, RegistrationSchema } from "../schemas/registrations";
 import { findAccount } from "../services/accounts";
 import { requireLearningInstance } from "../services/learning-instances";
@@ -22,11 +21,14 @@ const createRouteDef = apiRoute({
   method: "post",
   path: "/v0/registrations",
   tags: ["Registrations"],
-  summary: "Register an account in a learning instance (instructor registrations: admin only)",
+  operationId: "createRegistration",
+  summary: "Register an account in a learning instance",
+  description:
+    "Registers an account as a `learner` or an `instructor` of a learning instance. An account has at most one live registration per instance (a second is 422); a disabled account cannot be registered (422). Learner registrations: the admin or an instructor of the instance; instructor registrations: the admin only.",
   request: { body: jsonBody(CreateRegistrationBody) },
   responses: {
     201: json(RegistrationSchema, "The new registration"),
-    422: json(z.any(), "Unknown or disabled account, or already registered"),
+    422: refusal("Unknown or disabled account, or already registered"),
   },
 });
 
@@ -34,7 +36,9 @@ const getRouteDef = apiRoute({
   method: "get",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
+  operationId: "getRegistration",
   summary: "Get a registration",
+  description: "One registration: its account, learning instance, type and creation time.",
   request: { params: regParams },
   responses: { 200: json(RegistrationSchema, "The registration") },
 });
@@ -43,7 +47,9 @@ const deleteRouteDef = apiRoute({
   method: "delete",
   path: "/v0/registrations/{reg_id}",
   tags: ["Registrations"],
+  operationId: "deleteRegistration",
   summary: "Delete a registration",
+  description: "Removes the registration from the API (soft delete: its event log is kept); its goal assignments go with it.",
   request: { params: regParams },
   responses: { 204: noContent },
 });

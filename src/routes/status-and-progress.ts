@@ -10,7 +10,10 @@ const instanceRoute = apiRoute({
   method: "post",
   path: "/v0/learning-instances/{id}/metrics/status-and-progress",
   tags: ["Analytics"],
-  summary: "Goal status and progress of the instance's learners, one page of registrations (creation order)",
+  operationId: "getLearningInstanceStatusAndProgress",
+  summary: "Get goal status and progress of a learning instance",
+  description:
+    "Status (`no_work`, `in_progress`, `stuck`, `completed`...) and progress of each requested goal for the instance's learners: one row per learner registration with at least one of the goals assigned, in creation order, one page at a time (`registration_offset`, `registrations_per_page`; `next` says where the next page starts).",
   request: { params: uuidParams("id"), body: jsonBody(InstanceStatusBody) },
   responses: { 200: json(StatusTableSchema, "One row per learner registration with at least one of the goals assigned"), 422: unknownGoalRefused },
 });
@@ -19,7 +22,10 @@ const registrationRoute = apiRoute({
   method: "post",
   path: "/v0/registrations/{id}/metrics/status-and-progress",
   tags: ["Analytics"],
-  summary: "Goal status and progress of one registration",
+  operationId: "getRegistrationStatusAndProgress",
+  summary: "Get goal status and progress of a registration",
+  description:
+    "Status and progress of each requested goal for one registration, by the same rules as the recommendation's readiness and stuck. A goal not assigned to it is `no_work`.",
   request: { params: uuidParams("id"), body: jsonBody(RegistrationStatusBody) },
   responses: { 200: json(RegistrationStatusTableSchema, "One row"), 422: unknownGoalRefused },
 });

@@ -2,7 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX } from "./limits";
 
 /** One problem of a refused request: where (`body.events[3].module_id`) and what. */
-export const ErrorDetailSchema = z.object({ path: z.string(), message: z.string() });
+export const ErrorDetailSchema = z
+  .object({
+    path: z
+      .string()
+      .openapi({ description: "Where: `body.events[3].module_id`, `query.limit`, `header.idempotency-key`, `body[2].object.id`", example: "body.module_id" }),
+    message: z.string().openapi({ description: "What is wrong there", example: "'mref-nope' is not a module of the graph" }),
+  })
+  .openapi("ErrorDetail");
 export type ErrorDetail = z.infer<typeof ErrorDetailSchema>;
 
 export const ErrorSchema = z
@@ -12,10 +19,22 @@ export const ErrorSchema = z
     error_id: z.string().uuid(),
     details: z.array(ErrorDetailSchema).optional(),
   })
-  .openapi("Error");
+  .openapi("Error", {
+    description:
+      "Every refusal (decisions: HTTP conventions): `code` repeats the HTTP status, `message` is a sentence for a person, `error_id` is logged with the cause, `details` name the fields at fault (validation failures, unknown ids).",
+    example: {
+      code: 422,
+      message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+      error_id: "0b7e3c7a-3f7e-4a51-9a57-2d5f6f0c9b11",
+      details: [{ path: "body.module_id", message: "'mref-nope' is not a module of the graph" }],
+    },
+  });
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 
 const errorContent = { content: { "application/json": { schema: ErrorSchema } } };
+
+/** A refusal a route documents beyond the common ones (422, 409, 501...): always the Error body. */
+export const refusal = (description: string) => ({ description, ...errorContent });
 
 export const errorResponses = {
   400: { description: "Malformed request (see details)", ...errorContent },
@@ -58,7 +77,32 @@ export function uuidParams<K extends string>(name: K) {
   return z.object({ [name]: field } as Record<K, typeof field>);
 }
 
-export const isoDateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
+/**
+ * Every date and date-time the API takes lies in the years 1970 to 2100 (UTC; decisions.md "Input
+ * hygiene"): anything else is a typo or a sentinel, and is refused with 400 in every field alike.
+ */
+export const DATE_RANGE = { fromMs: Date.UTC(1970, 0, 1), untilMs: Date.UTC(2101, 0, 1) } as const;
+const RANGE_MESSAGE = "must lie between 1970-01-01T00:00:00Z and 2100-12-31T23:59:59Z";
+const inDateRange = (v: string) => {
+  const ms = Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v);
+  return ms >= DATE_RANGE.fromMs && ms < DATE_RANGE.untilMs;
+};
+/** The year range as the document can state it (the instant itself, offset applied, is checked too). */
+const YEARS = /^(19[7-9][0-9]|20[0-9][0-9]|2100)-/;
+
+/** An ISO 8601 date-time with an offset, in 1970..2100. */
+export const isoDateTime = z.iso
+  .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
+  .regex(YEARS, { message: RANGE_MESSAGE })
+  .refine(inDateRange, { message: RANGE_MESSAGE })
+  .openapi({ format: "date-time" });
+
+/** An ISO 8601 calendar date (2027-01-04), in 1970..2100. */
+export const isoDate = z.iso
+  .date({ message: "must be an ISO 8601 date (2027-01-04)" })
+  .regex(YEARS, { message: RANGE_MESSAGE })
+  .refine(inDateRange, { message: RANGE_MESSAGE })
+  .openapi({ format: "date" });
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   required: true,
@@ -89,4 +133,4 @@ export const pageQuery = z.object({
 });
 
 /** The 422 of the analytics requests that name goals. */
-export const unknownGoalRefused = json(z.any(), "A goal id names no scoped goal of the learning instance (details name it)");
+export const unknownGoalRefused = refusal("A goal id names no scoped goal of the learning instance (details name it)");

@@ -3,15 +3,16 @@ import { ADAPTIVE_BEHAVIORS, ASSIGN_TO, COMPLETION_BEHAVIORS, REGISTRATION_TYPES
 import { REMEDIATION_DEPTHS } from "../graphs/resolve-goal-scope";
 import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
-import { ASSIGNMENT_BATCH_MAX } from "./limits";
+import { limitIssue } from "./limit-checks";
+import { ASSIGNMENT_BATCH_MAX, GOAL_SCOPE_IDS_MAX, GOAL_TARGETS_MAX, GOAL_TOPICS_MAX } from "./limits";
 import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
 
 const ObjectiveOrModuleId = identifierMatching(
-  new RegExp(`^(lref|mref)-${identifierChar("\\s")}+$`),
-  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+  `^(lref|mref)-${identifierChar("\\s")}+$`,
+  "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace or the characters identifiers refuse (control, formatting, separators, variation selectors)",
 ).max(200);
 
-const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(2000);
+const TargetIds = z.array(ObjectiveOrModuleId).min(1).max(GOAL_TARGETS_MAX);
 const CompletionBehavior = z.enum(COMPLETION_BEHAVIORS);
 const AdaptiveBehavior = z.enum(ADAPTIVE_BEHAVIORS);
 const RemediationDepth = z.enum(REMEDIATION_DEPTHS);
@@ -39,7 +40,7 @@ const Duration = z
     description: "A positive ISO 8601 duration with whole components: weeks alone (P2W) or years to seconds (P1Y2M3DT4H5M6S), each at most 100000.",
   });
 
-type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown };
+type Issue = { code: "custom"; message: string; path: (string | number)[]; input?: unknown; params?: Record<string, unknown> };
 
 function kindOf(id: string) {
   return id.startsWith("mref-") ? "mref-" : "lref-";
@@ -54,6 +55,11 @@ function checkTargets(body: { targets?: { include: string[] }; topics?: { id: st
   const lists: { ids: string[]; path: (string | number)[] }[] = body.targets
     ? [{ ids: body.targets.include, path: ["targets", "include"] }]
     : (body.topics ?? []).map((t, i) => ({ ids: t.targets.include, path: ["topics", i, "targets", "include"] }));
+  const total = lists.reduce((n, l) => n + l.ids.length, 0);
+  if (total > GOAL_TARGETS_MAX) {
+    addIssue(limitIssue(`at most ${GOAL_TARGETS_MAX} targets per goal over all topics; this goal has ${total}`, ["topics"]));
+    return;
+  }
   const firstKind = lists[0]?.ids[0] !== undefined ? kindOf(lists[0].ids[0]) : undefined;
   const seen = new Set<string>();
   for (const { ids, path } of lists) {
@@ -81,14 +87,14 @@ export const GoalBodySchema = z
     name: Name,
     adaptive_behavior: AdaptiveBehavior.openapi({ description: "Immutable after creation (422 on change)." }),
     targets: Targets.optional().openapi({ description: "Exactly one of `targets` and `topics`." }),
-    topics: z.array(Topic).min(1).max(100).optional(),
+    topics: z.array(Topic).min(1).max(GOAL_TOPICS_MAX).optional(),
     scope: z
       .object({
         remediation_depth: RemediationDepth.optional().openapi({
           description: "Prerequisite levels below the targets in scope: `one` = direct prerequisites (default), `maximum` = all.",
         }),
-        include: z.array(ObjectiveOrModuleId).max(20_000).optional(),
-        exclude: z.array(ObjectiveOrModuleId).max(20_000).optional(),
+        include: z.array(ObjectiveOrModuleId).max(GOAL_SCOPE_IDS_MAX).optional(),
+        exclude: z.array(ObjectiveOrModuleId).max(GOAL_SCOPE_IDS_MAX).optional(),
       })
       .optional(),
     completion_criteria: z

@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
-import type { GraphDocument } from "../graphs/graph-document";
+import { GRAPH_ISSUES_MAX, GRAPH_LIMITS, type GraphDocument } from "../graphs/graph-document";
+import { GRAPH_DOCUMENT_MAX_BYTES } from "./limits";
 import { freeText, identifierText } from "./text";
 
 /**
  * The graph document (decisions.md "Knowledge graphs"). zod checks the structure only (missing
- * fields, wrong types → 400); prefixes, uniqueness, references, cycles and limits are checked by
- * src/graphs/validate-graph.ts so that every such problem is reported at once (422).
+ * fields, wrong types, a list of one item longer than a graph can hold → 400); prefixes, uniqueness,
+ * references, cycles and the graph's limits are checked by src/graphs/validate-graph.ts so that every
+ * such problem is reported at once (422; POST /v0/graphs/validate lists them in its report). The
+ * document's top-level lists state those limits as maxItems.
  */
 const Ref = identifierText.min(1).max(200);
 const Name = freeText.max(500);
@@ -13,7 +16,7 @@ const Name = freeText.max(500);
 export const GraphObjectiveSchema = z.object({
   id: Ref.openapi({ example: "lref-lin-eq" }),
   name: Name,
-  prerequisites: z.array(Ref).optional().openapi({ description: "Objective ids (lref-) this objective builds on." }),
+  prerequisites: z.array(Ref).max(GRAPH_LIMITS.learningObjectives).optional().openapi({ description: "Objective ids (lref-) this objective builds on." }),
 });
 
 export const ModuleTypeSchema = z.enum(["assessment", "instructional", "both"]);
@@ -22,33 +25,34 @@ export const GraphModuleSchema = z.object({
   id: Ref.openapi({ example: "mref-q17" }),
   name: Name,
   type: ModuleTypeSchema,
-  learning_objectives: z.array(Ref).openapi({ description: "Aligned objective ids (at least one)." }),
+  learning_objectives: z.array(Ref).max(GRAPH_LIMITS.learningObjectives).openapi({ description: "Aligned objective ids (at least one)." }),
   algorithmic: z.boolean().optional(),
 });
 
 export const GraphBundleSchema = z.object({
   id: Ref.openapi({ example: "mref-set-3" }),
   name: Name,
-  modules: z.array(Ref).openapi({ description: "Member atoms (module ids; bundles cannot contain bundles)." }),
+  modules: z.array(Ref).max(GRAPH_LIMITS.modules).openapi({ description: "Member atoms (module ids; bundles cannot contain bundles)." }),
 });
 
 export const GraphTaxonSchema = z.object({
   id: Ref.openapi({ example: "tref-TOC:Unit1|Section2" }),
   name: Name.optional(),
-  modules: z.array(Ref),
+  modules: z.array(Ref).max(GRAPH_LIMITS.modules),
 });
 
 export const GraphDocumentSchema = z
   .object({
     label: Ref.openapi({ example: "gref-algebra-1", description: "The partner's graph reference; unique per partner, immutable." }),
     name: freeText.min(1).max(500),
-    learning_objectives: z.array(GraphObjectiveSchema),
-    modules: z.array(GraphModuleSchema),
-    bundles: z.array(GraphBundleSchema).optional(),
-    taxonomy: z.array(GraphTaxonSchema).optional(),
+    // The graph's limits, checked by validateGraph (422, or listed by /v0/graphs/validate), stated here.
+    learning_objectives: z.array(GraphObjectiveSchema).openapi({ maxItems: GRAPH_LIMITS.learningObjectives }),
+    modules: z.array(GraphModuleSchema).openapi({ maxItems: GRAPH_LIMITS.modules }),
+    bundles: z.array(GraphBundleSchema).optional().openapi({ maxItems: GRAPH_LIMITS.bundles }),
+    taxonomy: z.array(GraphTaxonSchema).optional().openapi({ maxItems: GRAPH_LIMITS.taxa }),
   })
   .openapi("GraphDocument", {
-    description: "At most 20,000 modules and 2,000 learning objectives. Request bodies up to 16 MiB are accepted on the graph document routes.",
+    description: `At most ${GRAPH_LIMITS.modules.toLocaleString("en-US")} modules, ${GRAPH_LIMITS.learningObjectives.toLocaleString("en-US")} learning objectives, ${GRAPH_LIMITS.bundles.toLocaleString("en-US")} bundles and ${GRAPH_LIMITS.taxa.toLocaleString("en-US")} taxa. Request bodies up to ${GRAPH_DOCUMENT_MAX_BYTES / 1024 / 1024} MiB are accepted on the graph document routes. A validation lists at most ${GRAPH_ISSUES_MAX} errors and ${GRAPH_ISSUES_MAX} warnings (the last entry counts the rest).`,
   });
 
 // The schema's output must be usable as the pure document type.

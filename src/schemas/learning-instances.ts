@@ -3,8 +3,8 @@ import { isoDateTime } from "./common";
 import { freeText, identifierChar, identifierMatching } from "./text";
 
 const GraphId = identifierMatching(
-  new RegExp(`^(gref-${identifierChar()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`),
-  "must be a graph uuid or a gref- label (without control, bidirectional-formatting or zero-width characters)",
+  `^(gref-${identifierChar()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
+  "must be a graph uuid or a gref- label (without the characters identifiers refuse: control, formatting, separators, variation selectors)",
 )
   .min(1)
   .max(200)

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList, uuid } from "./common";
+import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList, isoDate, isoDateTime, uuid } from "./common";
 import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX } from "./limits";
 import { ObjectiveId } from "./text";
 
@@ -13,8 +13,8 @@ const ObjectiveIds = z
   .min(1)
   .max(METRICS_OBJECTIVES_MAX, { message: `at most ${METRICS_OBJECTIVES_MAX} objective ids per request` });
 const DateOrDateTime = z
-  .union([z.iso.date(), z.iso.datetime({ offset: true })], { message: "must be an ISO 8601 date (2027-01-04) or date-time" })
-  .openapi({ description: "ISO 8601 date or date-time", example: "2027-01-04" });
+  .union([isoDate, isoDateTime], { message: "must be an ISO 8601 date (2027-01-04) or date-time, in 1970..2100" })
+  .openapi({ description: "ISO 8601 date or date-time, in the years 1970 to 2100", example: "2027-01-04" });
 
 const Paging = {
   registration_offset: z.number().int().min(0).default(0),

@@ -3,19 +3,27 @@ import { z } from "@hono/zod-openapi";
 /**
  * What text the API accepts (decisions.md "Input hygiene"), written once for every schema.
  *
- * Refused in identifiers a partner chooses (external_user_id, gref-/lref-/mref-/tref- ids, topic,
- * group and goal target ids, instance hashes, Idempotency-Key):
- *   - control characters: C0 (U+0000–U+001F), DEL (U+007F), C1 (U+0080–U+009F)
- *   - bidirectional formatting: U+202A–U+202E, U+2066–U+2069
- *   - zero-width: U+200B–U+200D, U+2060, U+FEFF
- *   - unpaired surrogates (a JSON `\ud800` escape): no UTF-8 encoding exists, storing one would
- *     silently turn it into U+FFFD
- * Names and free text refuse the same except tab, line feed and carriage return.
+ * Identifiers a partner chooses (external_user_id, gref-/lref-/mref-/tref- ids, topic, group and
+ * goal target ids, instance hashes, Idempotency-Key) are judged by Unicode general category, not by a
+ * list of characters (decisions.md, turn 3). Refused:
+ *   - Cc (controls), Cf (formatting: bidi controls, zero-width characters, the BOM, tag characters),
+ *     Cs (surrogates: a lone `\ud800` escape has no UTF-8 encoding), Co (private use), Cn (unassigned);
+ *   - Zl and Zp (U+2028, U+2029) and every space separator but U+0020 (no-break and other spaces);
+ *   - variation selectors (U+180B–U+180D, U+180F, U+FE00–U+FE0F, U+E0100–U+E01EF) and the tag block
+ *     U+E0000–U+E007F;
+ * and the identifier must be in Unicode normalization form C (one spelling per identifier: `é` as
+ * U+00E9, never `e` + U+0301).
  *
- * The character rules are regular expressions without flags, so the OpenAPI document states them
- * as `pattern`s (the generator emits only a schema's first regex, and mangles flags).
+ * Names and free text refuse control characters (tab, line feed and carriage return allowed),
+ * bidirectional formatting and zero-width characters, and unpaired surrogates.
+ *
+ * The identifier rule is a regular expression with Unicode property escapes: it is checked with the
+ * `u` flag and the OpenAPI document states it as the `pattern` (JSON Schema patterns are ECMA-262
+ * with Unicode semantics; the generator emits a schema's first regex only, without its flags). NFC
+ * is a refinement (stated in the fields' descriptions).
  */
-const NOT_IN_IDENTIFIERS = "\\u0000-\\u001F\\u007F-\\u009F\\u200B-\\u200D\\u2060\\u202A-\\u202E\\u2066-\\u2069\\uFEFF";
+const NOT_IN_IDENTIFIERS =
+  "\\p{Cc}\\p{Cf}\\p{Cs}\\p{Co}\\p{Cn}\\p{Zl}\\p{Zp}\\u00A0\\u1680\\u2000-\\u200A\\u202F\\u205F\\u3000\\p{Variation_Selector}\\u{E0000}-\\u{E007F}";
 const NOT_IN_TEXT = "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u200B-\\u200D\\u2060\\u202A-\\u202E\\u2066-\\u2069\\uFEFF";
 
 /**
@@ -24,33 +32,36 @@ const NOT_IN_TEXT = "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F
  */
 export const identifierChar = (alsoNot = "") => `[^${NOT_IN_IDENTIFIERS}${alsoNot}]`;
 
-const IDENTIFIER_MESSAGE = "must not contain control, bidirectional-formatting or zero-width characters";
+const IDENTIFIER_MESSAGE =
+  "must not contain control, formatting (bidirectional, zero-width, tag), private-use, unassigned or surrogate characters, line or paragraph separators, spaces other than U+0020, or variation selectors";
 const TEXT_MESSAGE = "must not contain control characters (other than tab and line breaks), bidirectional-formatting or zero-width characters";
+const nfcMessage = { message: "must be in Unicode normalization form C (NFC: composed characters, e.g. é as U+00E9)" };
 
-/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
-const surrogateMessage = { message: "must not contain unpaired surrogates (text must be valid Unicode)" };
+const isNfc = (s: string) => s.normalize("NFC") === s;
 
-/** A string matching `pattern` (whose characters must follow the identifier rule) and well-formed Unicode. */
-export function identifierMatching(pattern: RegExp, message: string) {
-  return z.string().regex(pattern, { message }).refine(wellFormed, surrogateMessage);
+/** A string matching `pattern` (a Unicode-mode pattern whose characters follow the identifier rule), in NFC. */
+export function identifierMatching(pattern: string, message: string) {
+  // The generator would write the flags into the document's pattern ("...$/u"): state the source.
+  return z.string().regex(new RegExp(pattern, "u"), { message }).refine(isNfc, nfcMessage).openapi({ pattern });
 }
 
 /**
  * A partner-chosen identifier: chain length limits and `.trim()` after it (the characters are
  * checked before any trimming, so a tab or BOM around an id is refused, not silently dropped).
  */
-export const identifierText = identifierMatching(new RegExp(`^${identifierChar()}*$`), IDENTIFIER_MESSAGE);
+export const identifierText = identifierMatching(`^${identifierChar()}*$`, IDENTIFIER_MESSAGE);
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A name or free text: tabs and line breaks allowed, other control and formatting characters not. */
 export const freeText = z
   .string()
   .regex(new RegExp(`^[^${NOT_IN_TEXT}]*$`), { message: TEXT_MESSAGE })
-  .refine(wellFormed, surrogateMessage);
+  .refine((s) => !LONE_SURROGATE.test(s), { message: "must not contain unpaired surrogates (text must be valid Unicode)" });
 
 /** A learning objective id (`lref-...`) as requests name one: the prefix, no whitespace, the identifier rule. */
 export const ObjectiveId = identifierMatching(
-  new RegExp(`^lref-${identifierChar("\\s")}+$`),
-  "must be a learning objective id (lref-...), without whitespace, control, bidirectional-formatting or zero-width characters",
+  `^lref-${identifierChar("\\s")}+$`,
+  "must be a learning objective id (lref-...), without whitespace or the characters identifiers refuse (control, formatting, separators, variation selectors)",
 ).max(200);

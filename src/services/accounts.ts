@@ -1,8 +1,9 @@
-import { and, eq, gt, inArray, lte } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type AccountRow, accessTokens, accounts } from "../db/schema";
 import type { Env } from "../env";
 import { unprocessable } from "../http/errors";
+import { sha256Hex } from "../lib/digest";
 import type { AccountView } from "../schemas/accounts";
 import { containsEmail } from "./pii";
 
@@ -34,8 +35,17 @@ export async function createAccount(db: Db, partnerId: string, externalUserId: s
     entitlements: entitlements?.length ? entitlements : null,
     disabledAt: null,
     createdAt: Date.now(),
+    erasedAt: null,
   };
-  const inserted = await db.insert(accounts).values(row).onConflictDoNothing().returning({ id: accounts.id });
+  // Not even an erased account's id is reused: its tombstone keeps a digest of it (one statement, so
+  // an erasure converting the id at the same moment cannot slip between a check and the insert).
+  const tombstone = await erasedExternalUserId(partnerId, externalUserId);
+  const inserted = await db.all<{ id: string }>(
+    sql`INSERT INTO ${accounts} (id, partner_id, external_user_id, entitlements, disabled_at, created_at)
+        SELECT ${row.id}, ${partnerId}, ${externalUserId}, ${row.entitlements ? JSON.stringify(row.entitlements) : null}, NULL, ${row.createdAt}
+        WHERE NOT EXISTS (SELECT 1 FROM ${accounts} WHERE ${accounts.partnerId} = ${partnerId} AND ${accounts.externalUserId} = ${tombstone})
+        ON CONFLICT DO NOTHING RETURNING id`,
+  );
   if (inserted.length === 0) {
     return { ok: false, message: `external_user_id '${externalUserId}' is already used by an account of this partner.` };
   }
@@ -48,8 +58,22 @@ export async function createAccountOrThrow(db: Db, partnerId: string, externalUs
   return result.account;
 }
 
+/** An account of any partner (the caller rule then hides other partners' ones); an erased account is not found. */
 export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
-  return db.select().from(accounts).where(eq(accounts.id, id)).get();
+  return db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.id, id), isNull(accounts.erasedAt)))
+    .get();
+}
+
+/**
+ * What an erased account's `external_user_id` becomes (docs/privacy.md): a SHA-256 digest of the
+ * partner and the id, after a control character no partner-chosen id may contain, so the tombstone
+ * can never collide with a live account's id and the id is never given to a new account.
+ */
+export async function erasedExternalUserId(partnerId: string, externalUserId: string): Promise<string> {
+  return `\u0001erased:${await sha256Hex(`${partnerId}\n${externalUserId}`)}`;
 }
 
 /**

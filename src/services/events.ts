@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { goals as goalsTable } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError, badRequest, serviceUnavailable, unprocessable } from "../http/errors";
+import { ApiError, badRequest, serviceUnavailable } from "../http/errors";
 import type { EventInput, GoalRef, IngestOutcome, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 
@@ -69,5 +69,5 @@ export async function ingestEvents(env: Env, request: IngestRequest): Promise<vo
       error,
     );
   }
-  if (!outcome.ok) throw unprocessable(outcome.message, outcome.details);
+  if (!outcome.ok) throw new ApiError(outcome.status, outcome.message, outcome.details);
 }

@@ -6,7 +6,7 @@
  *
  * Functions later features use: `findGoal`, `goalScope`, `goalDeadline`.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { isRefusal } from "../db/refusals";
@@ -18,6 +18,7 @@ import { notFound, unprocessable } from "../http/errors";
 import { addIsoDuration, parseIsoDuration } from "../lib/iso-duration";
 import type { ErrorDetail } from "../schemas/common";
 import type { GoalBody, GoalInput, GoalView, ResolvedScopeView } from "../schemas/goals";
+import { INSTANCE_GOALS_MAX, PAGE_MAX_BYTES } from "../schemas/limits";
 import { ASSIGN_TYPES, assignByTypes } from "./goal-assignments";
 import { latestGraphVersion, loadRuntimeGraph, resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
@@ -200,6 +201,12 @@ export async function createGoal(db: Db, li: LearningInstanceRow, input: GoalInp
   } catch (error) {
     // The instance was deleted after it was read (migration 0006's trigger refused the goal; the batch rolled back).
     if (isRefusal(error, "learning_instance_not_live")) throw notFound("Learning instance");
+    // migration 0011's trigger: the instance holds INSTANCE_GOALS_MAX live goals
+    if (isRefusal(error, "learning_instance_full")) {
+      throw unprocessable(`A learning instance holds at most ${INSTANCE_GOALS_MAX} scoped goals; delete one first.`, [
+        { path: "path.id", message: `at most ${INSTANCE_GOALS_MAX} scoped goals per learning instance` },
+      ]);
+    }
     throw error;
   }
   return row;
@@ -265,11 +272,39 @@ export async function requireGoalOf(db: Db, li: LearningInstanceRow, id: string)
 /** The fields a goal's API view needs (no resolved scope: a page of goals stays small). */
 export type GoalViewRow = Pick<GoalRow, "id" | "learningInstanceId" | "body" | "createdAt" | "updatedAt">;
 
+/** What a goal's view adds to its stored body: ids, timestamps, member names (an upper bound, bytes). */
+const GOAL_VIEW_EXTRA_BYTES = 200;
+
+/**
+ * One page of the instance's live goals. A goal may hold thousands of ids, so a page whose answer would
+ * pass PAGE_MAX_BYTES is refused (422 naming the limit and the `limit` that fits) before any
+ * body is read: the bodies' sizes are read first.
+ */
 export async function listGoals(db: Db, learningInstanceId: string, offset: number, limit: number): Promise<GoalViewRow[]> {
+  const live = and(eq(goals.learningInstanceId, learningInstanceId), isNull(goals.deletedAt));
+  const sizes = await db
+    .select({ bytes: sql<number>`length(CAST(${goals.body} AS BLOB))` })
+    .from(goals)
+    .where(live)
+    .orderBy(...creationOrder(goals))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  let total = 2;
+  let fits = 0;
+  for (const { bytes } of sizes) {
+    total += bytes + GOAL_VIEW_EXTRA_BYTES;
+    if (total <= PAGE_MAX_BYTES) fits++;
+  }
+  if (total > PAGE_MAX_BYTES) {
+    throw unprocessable(`This page of goals would pass ${PAGE_MAX_BYTES / 1e6} MB, the most one answer holds: ask for at most ${fits} goals (limit).`, [
+      { path: "query.limit", message: `a page holds at most ${PAGE_MAX_BYTES / 1e6} MB of goals: at most ${fits} from this offset` },
+    ]);
+  }
   return db
     .select({ id: goals.id, learningInstanceId: goals.learningInstanceId, body: goals.body, createdAt: goals.createdAt, updatedAt: goals.updatedAt })
     .from(goals)
-    .where(and(eq(goals.learningInstanceId, learningInstanceId), isNull(goals.deletedAt)))
+    .where(live)
     .orderBy(...creationOrder(goals))
     .limit(limit)
     .offset(offset)

@@ -5,6 +5,9 @@ import { appliedModelUpdates, itemParams } from "../db/schema";
 import type { GraphIndex } from "../graphs/runtime-graph";
 import { type ItemEntry, type ModelParams, refineItem } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
+import type { StatisticsDelta } from "../tracing/statistics";
+import { fenceOf, registrationOfMessageId } from "./erasure/fence";
+import { populationWrites } from "./population-rates";
 
 /** One graded answer, as the RegistrationObject reports it for online item refinement. */
 export interface ItemObservation {
@@ -20,6 +23,8 @@ export interface ModelUpdateMessage {
   id: string;
   graphUuid: string;
   observations: ItemObservation[];
+  /** the registration's change to the graph's population statistics (src/tracing/statistics.ts), when it sends one */
+  population?: StatisticsDelta;
 }
 
 /** How long an isolate trusts its copy of a graph's item parameters before reading them again. */
@@ -61,8 +66,9 @@ export function clearItemParamsCache(): void {
 }
 
 /**
- * Applies queued observations to the stored item parameters, exactly once per message: the
- * message ids are recorded in the same D1 batch (a transaction) as the parameter writes.
+ * Applies queued observations to the stored item parameters, and statistics deltas to their graph's
+ * population sums (./population-rates.ts), exactly once per message: the message ids are recorded
+ * in the same D1 batch (a transaction) as the writes.
  */
 export async function applyModelUpdates(db: Db, base: ModelParams, messages: ModelUpdateMessage[], nowMs = Date.now()): Promise<number> {
   if (messages.length === 0) return 0;
@@ -87,6 +93,7 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
   const writes = [];
   const byGraph = new Map<string, ItemObservation[]>();
   for (const m of fresh) {
+    if (m.observations.length === 0) continue;
     const list = byGraph.get(m.graphUuid) ?? [];
     list.push(...m.observations);
     byGraph.set(m.graphUuid, list);
@@ -115,8 +122,15 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
       );
     }
   }
+  const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
+  writes.push(...populationWrites(db, deltas, nowMs));
   const marks = fresh.map((m) => db.insert(appliedModelUpdates).values({ messageId: m.id, appliedAt: nowMs }));
-  // One transaction: a concurrent consumer applying the same message fails on the primary key and retries.
-  await db.batch([...marks, ...writes] as [(typeof marks)[number], ...(typeof marks)[number][]]);
+  // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
+  // a message of an erased registration fails it on the fence (./erasure/fence.ts).
+  const fence = await fenceOf(
+    db,
+    fresh.map((m) => registrationOfMessageId(m.id)),
+  );
+  await db.batch([...fence, ...marks, ...writes] as unknown as [(typeof marks)[number], ...(typeof marks)[number][]]);
   return fresh.length;
 }

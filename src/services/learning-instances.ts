@@ -52,6 +52,7 @@ export async function createLearningInstance(db: Db, partnerId: string, input: C
     endDate: isoUtc(input.end_date) ?? null,
     createdAt: Date.now(),
     deletedAt: null,
+    erasedAt: null,
   };
   await db.insert(learningInstances).values(row);
   return row;

@@ -2,10 +2,12 @@ import { dayLabel, localDay, MAX_ACTIVE_TIME_DAYS } from "../analytics";
 import type { Db } from "../db/client";
 import type { GoalRow } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest } from "../http/errors";
+import { badRequest, unprocessable } from "../http/errors";
 import type { GraphRef, MetricGoal, MetricsRequest, MetricValue } from "../objects/registration/rpc";
+import type { ErrorDetail } from "../schemas/common";
 import type { MetricName } from "../schemas/metrics";
 import { assignmentsOf, learnerPage, metricGoalOf, requestedGoals } from "./goal-specs";
+import { loadRuntimeGraph } from "./graph-store";
 
 /** A metrics request body after validation (the fields of every metric; each metric uses its own). */
 export interface MetricsBody {
@@ -53,6 +55,7 @@ async function columnsOf(db: Db, liId: string, graph: GraphRef, metric: MetricNa
     return { headers, goals, requestFor: () => ({ metric, firstDay, lastDay, utcOffsetMinutes: offset }) };
   }
   const objectiveIds = metric === "proficiency" ? [...new Set(body.learning_objective_ids ?? [])] : [];
+  if (objectiveIds.length) await checkObjectives(db, graph, body.learning_objective_ids ?? []);
   const metricGoals = (assigned: Map<string, number> | undefined): MetricGoal[] => goals.map((g) => metricGoalOf(g, graph, assigned?.get(g.id) ?? null));
   return {
     headers: [...goals.map((g) => g.id), ...objectiveIds],
@@ -60,6 +63,16 @@ async function columnsOf(db: Db, liId: string, graph: GraphRef, metric: MetricNa
     requestFor: (assigned) =>
       metric === "proficiency" ? { metric, graph, goals: metricGoals(assigned), objectiveIds, nowMs } : { metric, graph, goals: metricGoals(assigned), nowMs },
   };
+}
+
+/** Objective ids the graph does not have are refused (422 naming them), as predicted score refuses them. */
+async function checkObjectives(db: Db, graph: GraphRef, ids: string[]): Promise<void> {
+  const index = await loadRuntimeGraph(db, graph.uuid, graph.version);
+  const unknown: ErrorDetail[] = [];
+  ids.forEach((id, i) => {
+    if (!index?.objectiveByLabel.has(id)) unknown.push({ path: `body.learning_objective_ids[${i}]`, message: `'${id}' is not an objective of the graph` });
+  });
+  if (unknown.length) throw unprocessable("Unknown learning objective id(s); see details.", unknown);
 }
 
 async function rows(env: Env, db: Db, registrationIds: string[], columns: Columns): Promise<MetricsRow[]> {

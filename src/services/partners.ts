@@ -26,7 +26,15 @@ export async function newPartnerRecords(name: string, now = Date.now()): Promise
   const clientSecret = randomSecret(32);
   const adminExternalUserId = `partner-admin-${partnerId.slice(0, 8)}`;
   return {
-    partner: { id: partnerId, name, clientId, clientSecretHash: await hashSecret(clientSecret), adminAccountId: adminId, createdAt: now },
+    partner: {
+      id: partnerId,
+      name,
+      clientId,
+      clientSecretHash: await hashSecret(clientSecret),
+      adminAccountId: adminId,
+      createdAt: now,
+      eventRetentionDays: null,
+    },
     admin: {
       id: adminId,
       partnerId,
@@ -34,6 +42,7 @@ export async function newPartnerRecords(name: string, now = Date.now()): Promise
       entitlements: [...ADMIN_ENTITLEMENTS],
       disabledAt: null,
       createdAt: now,
+      erasedAt: null,
     },
     credentials: {
       partner_id: partnerId,

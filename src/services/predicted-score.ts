@@ -1,19 +1,27 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { predictedScores } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
 import { ApiError, unprocessable } from "../http/errors";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { ErrorDetail } from "../schemas/common";
-import type { PredictedScoreRequest } from "../schemas/predicted-score";
+import { distinctObjectives, type PredictedScoreRequest } from "../schemas/predicted-score";
 import { graphMatch, loadRuntimeGraph } from "./graph-store";
 import { itemPoolsFor, loadItemParams } from "./item-params";
+import { checkAnswerSize } from "./predicted-score-size";
+import { WorkSlice } from "./work-slice";
+
+/** Score lists computed between two yields to the isolate's other requests (about 10 ms of work). */
+const SLICE_SCORES = 1_000;
 
 /**
  * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
  * projection in D1 (kept current by the projections queue, src/queues/projections.ts). A bounded
  * number of D1 queries whatever the number of accounts: the graph (and its version, cached runtime
  * form and item parameters), the accounts and their projections: one D1 batch (one round trip).
+ * The request's size is bounded by its schema (src/schemas/limits.ts) and its answer by
+ * checkAnswerSize; the scores are computed account by account, yielding to the isolate's other
+ * requests between slices, so a large request delays them by one slice, not by its whole time.
  */
 export async function predictedScoreFor(db: Db, partnerId: string, body: PredictedScoreRequest, nowMs = Date.now()) {
   const graphRef = body.graph_ids[0] as string;
@@ -30,7 +38,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
         accountProjections,
         and(eq(accountProjections.accountId, accounts.id), sql`${accountProjections.graphId} = (SELECT ${graphs.id} FROM ${graphs} WHERE ${graphWhere})`),
       )
-      .where(and(eq(accounts.partnerId, partnerId), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
+      .where(and(eq(accounts.partnerId, partnerId), isNull(accounts.erasedAt), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
   ]);
   const graph = graphRows[0];
   if (!graph) throw unprocessable(`No graph '${graphRef}' for this partner.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
@@ -54,6 +62,9 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   // Another partner's account is as missing as one that does not exist.
   if (missing.length) throw new ApiError(404, "Account(s) not found; see details.", missing);
 
+  checkAnswerSize(body, graph.label, ids.length);
+  // Work units of one account: its score lists (as the decided product counts them).
+  const scoresPerAccount = (body.grouped_learning_objectives.length + distinctObjectives(body.grouped_learning_objectives) + 1) * body.confidence_levels.length;
   const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
   const pool = itemPoolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
@@ -67,8 +78,12 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
     objectiveScores: body.get_learning_objective_scores,
     overall: body.get_overall_score,
   };
-  const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool };
+  const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool, lattices: new Map() };
   const account_scores: Record<string, ReturnType<typeof predictedScores>> = {};
-  for (const id of ids) account_scores[id] = predictedScores(projections.get(id), groups, options, ctx);
+  const slice = new WorkSlice(SLICE_SCORES);
+  for (const id of ids) {
+    account_scores[id] = predictedScores(projections.get(id), groups, options, ctx);
+    await slice.spent(scoresPerAccount);
+  }
   return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
 }

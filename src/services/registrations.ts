@@ -4,6 +4,7 @@ import { isRefusal } from "../db/refusals";
 import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
 import { notFound, unprocessable } from "../http/errors";
+import { INSTANCE_REGISTRATIONS_MAX } from "../schemas/limits";
 import type { RegistrationView } from "../schemas/registrations";
 
 export function registrationView(row: RegistrationRow): RegistrationView {
@@ -48,6 +49,12 @@ export async function createRegistration(
   } catch (error) {
     // The instance was deleted after the caller read it (migration 0006's trigger refused the row).
     if (isRefusal(error, "learning_instance_not_live")) throw notFound("Learning instance");
+    // migration 0011's trigger: the instance holds INSTANCE_REGISTRATIONS_MAX live registrations
+    if (isRefusal(error, "learning_instance_full")) {
+      throw unprocessable(`A learning instance holds at most ${INSTANCE_REGISTRATIONS_MAX} registrations; this one is full.`, [
+        { path: "body.learning_instance_id", message: `at most ${INSTANCE_REGISTRATIONS_MAX} registrations per learning instance` },
+      ]);
+    }
     throw error;
   }
   if (inserted.length === 0) {

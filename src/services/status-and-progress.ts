@@ -1,8 +1,10 @@
 import type { Db } from "../db/client";
 import type { GoalRow, RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
+import { unprocessable } from "../http/errors";
 import type { GoalSpec } from "../objects/registration/rpc";
 import type { GoalBody } from "../schemas/goals";
+import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
 import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
 
@@ -58,6 +60,34 @@ async function rowFor(
 
 const specsOf = (columns: GoalRow[], graphUuid: string, graphVersion: number) => new Map(columns.map((g) => [g.id, goalSpecOf(g, graphUuid, graphVersion)]));
 
+const utf8 = new TextEncoder();
+const jsonBytes = (s: string) => utf8.encode(JSON.stringify(s)).length;
+
+/**
+ * An upper bound of one row's size in the answer (bytes): per goal its cell, each target's entry
+ * and each topic's (every number at its longest JSON form). A goal may have 2,000 targets, so rows
+ * of large goals are big: a page holds as many as fit in PAGE_MAX_BYTES.
+ */
+export function statusRowBytes(columns: readonly GoalRow[]): number {
+  let bytes = 80;
+  for (const g of columns) {
+    const body: GoalBody = g.body;
+    bytes += 170;
+    for (const id of body.targets?.include ?? (body.topics ?? []).flatMap((t) => t.targets.include)) bytes += 75 + jsonBytes(id);
+    for (const t of body.topics ?? []) bytes += 75 + jsonBytes(t.id);
+  }
+  return bytes;
+}
+
+/** 422 naming the limit when one row of these goals could not fit in an answer. */
+function checkRowFits(rowBytes: number): void {
+  if (rowBytes <= PAGE_MAX_BYTES) return;
+  throw unprocessable(
+    `One row of these goals could reach ${(rowBytes / 1e6).toFixed(1)} MB, over the ${PAGE_MAX_BYTES / 1e6} MB a page holds: ask for fewer goals.`,
+    [{ path: "body.goal_ids", message: `the goals' targets must fit one row in ${PAGE_MAX_BYTES / 1e6} MB: ask for fewer goals per request` }],
+  );
+}
+
 /** POST /v0/registrations/{id}/metrics/status-and-progress: one row. */
 export async function registrationStatus(
   env: Env,
@@ -67,6 +97,7 @@ export async function registrationStatus(
   goalIds: string[],
 ): Promise<{ columns: GoalRow[]; row: StatusRow }> {
   const columns = await requestedGoals(db, registration.learningInstanceId, goalIds);
+  checkRowFits(statusRowBytes(columns));
   const assigned = await assignmentsOf(
     db,
     [registration.id],
@@ -77,7 +108,8 @@ export async function registrationStatus(
 
 /**
  * POST /v0/learning-instances/{id}/metrics/status-and-progress: the learner registrations with at
- * least one of the goals assigned, in creation order, one page. The page's objects are called in
+ * least one of the goals assigned, in creation order, one page (at most `perPage` rows, fewer when the
+ * goals' rows are large: see statusRowBytes). The page's objects are called in
  * parallel (a page of 100 is 100 concurrent calls, not 100 sequential round trips; docs/recommendation.md
  * explains why this beats a D1 projection here).
  */
@@ -91,12 +123,16 @@ export async function instanceStatusPage(
   perPage: number,
 ): Promise<{ columns: GoalRow[]; rows: StatusRow[]; more: boolean }> {
   const columns = await requestedGoals(db, liId, goalIds);
+  const rowBytes = statusRowBytes(columns);
+  checkRowFits(rowBytes);
+  // Large goals: fewer rows than asked, so the page stays under PAGE_MAX_BYTES (`next` follows).
+  const rowsThatFit = Math.max(1, Math.min(perPage, Math.floor(PAGE_MAX_BYTES / rowBytes)));
   const { ids: regIds, more } = await learnerPage(
     db,
     liId,
     columns.map((g) => g.id),
     offset,
-    perPage,
+    rowsThatFit,
   );
   const assigned = await assignmentsOf(
     db,

@@ -22,7 +22,7 @@ import { allows, type CallerName, factsOf, type SubjectKind } from "../foundatio
  * A route that names no resource is "allow" for partner B's admin: it acts on its own partner.
  */
 
-type Outcome = "allow" | "deny" | "404";
+type Outcome = "allow" | "deny" | "404" | "400";
 type Line = [admin: Outcome, owner: Outcome, instructor: Outcome, other: Outcome, partnerB: Outcome];
 
 const ADMIN_ONLY_NO_SUBJECT: Line = ["allow", "deny", "deny", "deny", "allow"];
@@ -83,6 +83,10 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/focus-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/batch-events": ADMIN_OR_OWNER,
+  // xAPI statements in (decisions.md): "the caller rules of the event endpoints", on the registration each
+  // statement names in its body; another partner's registration is an unmappable statement: 400, not 404.
+  "POST /v0/xapi/statements": ["allow", "allow", "deny", "deny", "400"],
+  "PUT /v0/xapi/statements": ["allow", "allow", "deny", "deny", "400"],
 
   // spec 4.5: "caller is Admin or the owner."
   "GET /v0/registrations/{id}/recommendation": ADMIN_OR_OWNER,
@@ -103,6 +107,15 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/metrics/readiness-forecast/rows": ["allow", "allow", "allow", "deny", "404"],
   "POST /v0/registrations/{id}/metrics/active-time/rows": ["allow", "allow", "allow", "deny", "404"],
   "POST /v0/learning-instances/{id}/metrics/groups": ADMIN_OR_INSTRUCTOR,
+
+  // decisions.md "Student data lifecycle": "partner admin only"
+  "POST /v0/accounts/{account_id}/erasure": ADMIN_ONLY,
+  "POST /v0/learning-instances/{id}/erasure": ADMIN_ONLY,
+  "GET /v0/erasures/{erasure_id}": ADMIN_ONLY, // another partner's erasure is not found
+  "GET /v0/accounts/{account_id}/export": ADMIN_ONLY,
+  "GET /v0/data-requests": ADMIN_ONLY_NO_SUBJECT, // the caller's own partner's record
+  "GET /v0/partner/settings": ADMIN_ONLY_NO_SUBJECT,
+  "PUT /v0/partner/settings": ADMIN_ONLY_NO_SUBJECT,
 };
 
 // ---- what a row of roles implies for the five callers ---------------------------------------------
@@ -114,7 +127,10 @@ const CALLERS: CallerName[] = ["admin", "owner", "instructor", "otherLearner", "
 function subjectOf(key: string): SubjectKind {
   const [method, path = ""] = key.split(" ");
   if (method === "POST" && path === "/v0/registrations") return "instance"; // the learning_instance_id of the body
+  if (path === "/v0/xapi/statements") return "registration"; // each statement's context.registration
   if (/^\/v0\/accounts\/\{[^}]+\}/.test(path)) return "account";
+  // an erasure's receipt belongs to its partner, as the account it names does (partner admin only)
+  if (/^\/v0\/erasures\/\{[^}]+\}/.test(path)) return "account";
   if (/^\/v0\/registrations\/\{[^}]+\}/.test(path)) return "registration";
   if (/^\/v0\/learning-instances\/\{[^}]+\}/.test(path)) return "instance";
   if (/^\/v0\/graphs\/\{[^}]+\}/.test(path)) return "graph";
@@ -124,7 +140,7 @@ function subjectOf(key: string): SubjectKind {
 function implied(key: string, roles: readonly Role[]): Line {
   const subject = subjectOf(key);
   return CALLERS.map((caller): Outcome => {
-    if (caller === "otherPartnerAdmin" && subject !== null) return "404";
+    if (caller === "otherPartnerAdmin" && subject !== null) return key.endsWith(" /v0/xapi/statements") ? "400" : "404";
     return allows(roles, factsOf(caller, subject)) ? "allow" : "deny";
   }) as Line;
 }

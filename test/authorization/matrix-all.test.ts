@@ -1,5 +1,13 @@
+import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type RouteKey } from "../../src/http/caller-rules";
+import {
+  AccountExportSchema,
+  DataRequestViewSchema,
+  ErasureAcceptedSchema,
+  ErasureReceiptSchema,
+  PartnerSettingsSchema,
+} from "../../src/schemas/data-lifecycle";
 import { AssignmentSchema, BatchAssignmentResult, GoalSchema } from "../../src/schemas/goals";
 import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from "../../src/schemas/graphs";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
@@ -55,6 +63,12 @@ interface Case {
   onSuccess?(ctx: Ctx, res: ApiResponse, body: any): Promise<void> | void;
   /** after a refused request: prove nothing changed */
   unchanged?(ctx: Ctx, body: any): Promise<void>;
+  headers?: Record<string, string>;
+  /**
+   * The status when the body names another partner's resource (default 404): xAPI statements naming
+   * a registration that is not the caller's partner's are 400, like any unmappable statement (decisions.md).
+   */
+  foreignStatus?: number;
 }
 
 /** A read as the side's admin with a fresh token (follow-up reads never hit a rate limit). */
@@ -288,6 +302,39 @@ const EVENT_CASES: Case[] = [
   eventCase("batch-events", () => ({ events: [{ type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(1) }] })),
 ];
 
+// ---- xAPI statements ------------------------------------------------------------------------------
+
+/** A statement on the owner's registration (its account as the actor): 200 or 204 and one more event when allowed, none when refused. */
+function statementCase(method: "POST" | "PUT"): Case {
+  const id = crypto.randomUUID();
+  return {
+    key: `${method} /v0/xapi/statements` as RouteKey,
+    success: method === "POST" ? 200 : 204,
+    subject: "registration",
+    foreignStatus: 400,
+    headers: { "X-Experience-API-Version": "1.0.3" },
+    prepare: async (ctx) => ({ before: await eventCount(ctx.side.world.ownerReg.id), id: crypto.randomUUID() }),
+    query: (ctx) => (method === "PUT" ? `?statementId=${ctx.s.id}` : ""),
+    body: (ctx) => ({
+      ...(method === "POST" ? { id: ctx.s.id ?? id } : {}),
+      actor: { account: { homePage: "https://lms.example.edu", name: ctx.side.world.ownerAccount.external_user_id } },
+      verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
+      object: { id: "https://lms.example.edu/activities/mref-a1" },
+      result: { success: true },
+      context: { registration: ctx.side.world.ownerReg.id },
+      timestamp: minutesAgo(1),
+    }),
+    onSuccess: async (ctx) => {
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before + 1);
+    },
+    unchanged: async (ctx) => {
+      expect(await eventCount(ctx.side.world.ownerReg.id)).toBe(ctx.s.before);
+    },
+  };
+}
+
+const XAPI_CASES: Case[] = [statementCase("POST"), statementCase("PUT")];
+
 // ---- recommendations and status and progress --------------------------------------------------------
 
 /** A goal of the side's instance assigned to the owner's registration, made for one cell. */
@@ -405,7 +452,113 @@ const WATCH_CASES: Case[] = [
   },
 ];
 
-const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES];
+// ---- student data lifecycle (decisions.md: partner admin only) ------------------------------------
+
+/** A fresh account of the side, registered in its instance (an erasure destroys it: one per cell). */
+const freshAccount = async (ctx: Omit<Ctx, "s">) => {
+  const token = await adminTokenOf(ctx.side.p);
+  const account = (await call("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId("erase-me") } })).body;
+  await call("POST", "/v0/registrations", { token, body: { account_id: account.id, learning_instance_id: ctx.side.world.li.id, type: "learner" } });
+  return { account };
+};
+/** The record of data requests about a subject, as the side's admin reads it. */
+const requestsAbout = async (ctx: Ctx, subjectId: string) => (await adminGet(ctx.side, `/v0/data-requests?subject_id=${subjectId}`)).body as Json[];
+const settingsOf = async (ctx: Ctx) => (await call("GET", "/v0/partner/settings", { token: await adminTokenOf(callerSide(ctx).p) })).body;
+
+const LIFECYCLE_CASES: Case[] = [
+  {
+    key: "POST /v0/accounts/{account_id}/erasure",
+    success: 202,
+    subject: "account",
+    prepare: freshAccount,
+    params: (ctx) => ({ account_id: ctx.s.account.id }),
+    onSuccess: async (ctx, res) => {
+      expect(ErasureAcceptedSchema.parse(res.body).status).toBe("pending");
+      expect((await adminGet(ctx.side, `/v0/accounts/${ctx.s.account.id}`)).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, `/v0/accounts/${ctx.s.account.id}`)).status).toBe(200);
+      expect(await requestsAbout(ctx, ctx.s.account.id)).toEqual([]);
+    },
+  },
+  {
+    key: "POST /v0/learning-instances/{id}/erasure",
+    success: 202,
+    subject: "instance",
+    prepare: async (ctx) => ({
+      li: (await call("POST", "/v0/learning-instances", { token: await adminTokenOf(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
+        .body,
+    }),
+    params: (ctx) => ({ id: ctx.s.li.id }),
+    onSuccess: async (ctx, res) => {
+      expect(ErasureAcceptedSchema.parse(res.body).status).toBe("pending");
+      expect((await adminGet(ctx.side, `/v0/learning-instances/${ctx.s.li.id}`)).status).toBe(404);
+    },
+    unchanged: async (ctx) => {
+      expect((await adminGet(ctx.side, `/v0/learning-instances/${ctx.s.li.id}`)).status).toBe(200);
+    },
+  },
+  {
+    key: "GET /v0/erasures/{erasure_id}",
+    success: 200,
+    subject: "account",
+    prepare: async (ctx) => {
+      const { account } = await freshAccount(ctx);
+      const res = await call("POST", `/v0/accounts/${account.id}/erasure`, { token: await adminTokenOf(ctx.side.p) });
+      return { account, erasureId: res.body.erasure_id };
+    },
+    params: (ctx) => ({ erasure_id: ctx.s.erasureId }),
+    onSuccess: (ctx, res) => {
+      expect(ErasureReceiptSchema.parse(res.body)).toMatchObject({ erasure_id: ctx.s.erasureId, account_id: ctx.s.account.id });
+    },
+  },
+  {
+    key: "GET /v0/accounts/{account_id}/export",
+    success: 200,
+    subject: "account",
+    params: (ctx) => ({ account_id: ctx.side.world.ownerAccount.id }),
+    prepare: async (ctx) => ({ before: (await requestsAbout({ ...ctx, s: {} }, ctx.side.world.ownerAccount.id)).length }),
+    onSuccess: (ctx, res) => {
+      const doc = AccountExportSchema.parse(res.body);
+      expect(doc.account.id).toBe(ctx.side.world.ownerAccount.id);
+      expect(doc.registrations.map((r) => r.id)).toContain(ctx.side.world.ownerReg.id);
+    },
+    // a refused export is not recorded (nothing was handed over)
+    unchanged: async (ctx) => {
+      expect(await requestsAbout(ctx, ctx.side.world.ownerAccount.id)).toHaveLength(ctx.s.before);
+    },
+  },
+  {
+    key: "GET /v0/data-requests",
+    success: 200,
+    subject: null,
+    onSuccess: (_ctx, res) => {
+      expect(z.array(DataRequestViewSchema).parse(res.body)).toEqual(expect.any(Array));
+    },
+  },
+  {
+    key: "GET /v0/partner/settings",
+    success: 200,
+    subject: null,
+    onSuccess: (_ctx, res) => {
+      expect(PartnerSettingsSchema.parse(res.body)).toEqual({ event_retention_days: null });
+    },
+  },
+  {
+    key: "PUT /v0/partner/settings",
+    success: 200,
+    subject: null,
+    body: () => ({ event_retention_days: null }),
+    onSuccess: (_ctx, res) => {
+      expect(res.body).toEqual({ event_retention_days: null });
+    },
+    unchanged: async (ctx) => {
+      expect(await settingsOf(ctx)).toEqual({ event_retention_days: null });
+    },
+  },
+];
+
+const CASES: Case[] = [...GRAPH_CASES, ...GOAL_CASES, ...EVENT_CASES, ...XAPI_CASES, ...ANALYTICS_CASES, ...METRIC_CASES, ...WATCH_CASES, ...LIFECYCLE_CASES];
 
 // ---- the machinery ----------------------------------------------------------------------------------
 
@@ -438,7 +591,7 @@ function tokenOf(fx: MatrixFixture, caller: CallerName): Promise<string> {
 
 function expectedStatus(c: Case, caller: CallerName): number {
   // Partner B's admin names partner A's resource: it does not exist for B.
-  if (caller === "otherPartnerAdmin" && c.subject !== null) return 404;
+  if (caller === "otherPartnerAdmin" && c.subject !== null) return c.foreignStatus ?? 404;
   return allows(callerRules[c.key], factsOf(caller, c.subject)) ? c.success : 403;
 }
 
@@ -446,7 +599,7 @@ async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise
   const ctx: Ctx = { ...base, s: c.prepare ? await c.prepare(base) : {} };
   const body = c.body?.(ctx);
   const { method, path } = pathOf(c, ctx, c.params?.(ctx) ?? {});
-  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body });
+  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body, headers: c.headers });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
   await expectCellOutcome(
     res,
@@ -482,6 +635,8 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
   it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {
     const row = (key: RouteKey) => CALLERS.map((caller) => expectedStatus(CASES.find((c) => c.key === key)!, caller));
     expect(row("POST /v0/registrations/{id}/graded-events")).toEqual([204, 204, 403, 403, 404]);
+    // xAPI: the event endpoints' rule; another partner's registration is an unmappable statement (400)
+    expect(row("POST /v0/xapi/statements")).toEqual([200, 200, 403, 403, 400]);
     expect(row("GET /v0/learning-instances/{id}/scoped-goals/{goal_id}")).toEqual([200, 403, 200, 403, 404]);
     expect(row("PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}")).toEqual([200, 403, 200, 403, 404]);
     expect(row("POST /v0/graphs")).toEqual([201, 403, 403, 403, 201]);
@@ -523,7 +678,7 @@ describe("authorization matrix, all routes beyond the foundation (callerRules)",
   it("partner A's callers never reach partner B's resources (404, not 403) and change nothing", async () => {
     const callers: CallerName[] = ["admin", "owner", "instructor", "otherLearner"];
     for (const c of CASES.filter((c) => c.subject !== null)) {
-      for (const caller of callers) await runCell(c, { fx, side: fx.sideB, caller }, 404);
+      for (const caller of callers) await runCell(c, { fx, side: fx.sideB, caller }, c.foreignStatus ?? 404);
     }
   });
 

@@ -29,3 +29,53 @@ it("every analytics, batch-events and scoped-goal request body has an example in
   }
   expect(checked).toBeGreaterThanOrEqual(16);
 });
+
+/**
+ * What a partner's generator needs from every operation (docs/api-document.md): a unique verb-first
+ * operationId (the method name in a Python, Java or C# client), a summary and a description, one
+ * tag that the document defines with a description, and a typed body for every refusal.
+ */
+it("every operation has a unique verb-first operationId, a summary, a description, a defined tag and typed error bodies", async () => {
+  const doc = (await (await SELF.fetch("https://pathwise.test/v0/openapi.json")).json()) as any;
+  const tags = new Map<string, string>((doc.tags as { name: string; description: string }[]).map((t) => [t.name, t.description]));
+  const ids = new Set<string>();
+  let operations = 0;
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      operations++;
+      expect(op.operationId, where).toMatch(/^[a-z]+[A-Z][A-Za-z]+$/);
+      expect(ids.has(op.operationId), `${where}: ${op.operationId} used twice`).toBe(false);
+      ids.add(op.operationId);
+      expect(op.summary?.length, where).toBeGreaterThan(5);
+      expect(op.description?.length, where).toBeGreaterThan(20);
+      expect(op.tags, where).toHaveLength(1);
+      expect(tags.get(op.tags[0])?.length, `${where}: tag ${op.tags[0]} defined with a description`).toBeGreaterThan(10);
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        if (Number(status) < 400) continue;
+        const ref = response.content?.["application/json"]?.schema?.$ref;
+        expect(ref, `${where} ${status}`).toMatch(/^#\/components\/schemas\/(Error|OAuthError)$/);
+      }
+    }
+  }
+  expect(operations).toBeGreaterThanOrEqual(47);
+  expect(doc.servers.map((s: { url: string }) => s.url)).toContain("http://localhost:8787");
+  expect(doc.servers.length).toBeGreaterThanOrEqual(2);
+  expect(doc.info.license.name).toBeTruthy();
+  expect(doc.info.contact.email).toBeTruthy();
+});
+
+/** The document cannot drift back: a route without an operationId, summary or description fails when it is defined. */
+it("apiRoute refuses a route whose operationId, summary, description or error body is missing", async () => {
+  const { apiRoute } = await import("../../src/http/define-route");
+  const { json } = await import("../../src/schemas/common");
+  const { z } = await import("@hono/zod-openapi");
+  const base = { method: "get" as const, path: "/v0/accounts/current", tags: ["Accounts"], responses: { 200: { description: "ok" } } };
+  const docs = { operationId: "getCurrentAccount", summary: "Get the caller's own account", description: "The account the access token acts for." };
+  expect(() => apiRoute({ ...base, ...docs })).not.toThrow();
+  expect(() => apiRoute({ ...base, ...docs, operationId: "" })).toThrow(/operationId/);
+  expect(() => apiRoute({ ...base, ...docs, operationId: "currentAccount" })).toThrow(/verb-first/);
+  expect(() => apiRoute({ ...base, ...docs, summary: " " })).toThrow(/summary and a description/);
+  expect(() => apiRoute({ ...base, ...docs, description: "" })).toThrow(/summary and a description/);
+  expect(() => apiRoute({ ...base, ...docs, responses: { 200: { description: "ok" }, 422: json(z.any(), "untyped") } })).toThrow(/422/);
+});

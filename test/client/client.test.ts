@@ -18,10 +18,19 @@ interface Seen {
   body?: any;
 }
 
+/**
+ * This file's own client address: the token endpoint is limited per (IP, path) with a queue, and the
+ * other test files of the same workerd request tokens too (without an address: "unknown"); sharing
+ * their window made the token requests here wait out a 429 under load.
+ */
+const CLIENT_IP = "203.0.113.41";
+
 /** SELF.fetch, recording what the client sent; `fault` may replace the Worker's answer or the request. */
 function recordingFetch(seen: Seen[], fault?: (request: Request, n: number) => Request | "drop-after" | undefined) {
   let n = 0;
-  return async (request: Request): Promise<Response> => {
+  return async (original: Request): Promise<Response> => {
+    const request = new Request(original, { headers: new Headers(original.headers) });
+    request.headers.set("CF-Connecting-IP", CLIENT_IP);
     const url = new URL(request.url);
     const text = request.method === "GET" ? "" : await request.clone().text();
     const entry: Seen = { method: request.method, path: url.pathname, idempotencyKey: request.headers.get("Idempotency-Key") };

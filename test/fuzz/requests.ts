@@ -3,6 +3,7 @@
  * them that the service must refuse (400/413/422). Pure: the test file sends them.
  */
 import fc from "fast-check";
+import { GRAPH_DOCUMENT_MAX_BYTES, MAX_BODY_BYTES } from "../../src/schemas/limits";
 import { type Json, jsonType, type Schema, type SchemaReader } from "./schema-arbitraries";
 
 export interface Operation {
@@ -242,11 +243,11 @@ const FORBIDDEN_IN_ALL = ["\u0000", "\u0001", "\u001b", "\u007f", "\u0085", "\u0
 const FORBIDDEN_IN_HEADERS = ["\u007f", "\u0085", "\u009b"];
 const INVALID_UTF8 = [[0xe9], [0xe8], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], [0xf4, 0x90, 0x80, 0x80]];
 
-/** Request bodies: 1 MiB, graph documents 16 MiB (src/schemas/limits.ts). */
+/** Request bodies: 1 MiB, graph documents GRAPH_DOCUMENT_MAX_BYTES (6 MiB; src/schemas/limits.ts). */
 export function bodyLimitOf(op: Operation): number {
   const graphDocument =
     (op.method === "POST" && (op.path === "/v0/graphs" || op.path === "/v0/graphs/validate")) || (op.method === "PUT" && op.path === "/v0/graphs/{graph_id}");
-  return graphDocument ? 16 * 1024 * 1024 : 1024 * 1024;
+  return graphDocument ? GRAPH_DOCUMENT_MAX_BYTES : MAX_BODY_BYTES;
 }
 
 /** A value whose JSON type the schema does not allow. */

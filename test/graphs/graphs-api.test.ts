@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
 import preAlgebra from "../../samples/pre-algebra/graph.json";
+import { GRAPH_DOCUMENT_MAX_BYTES } from "../../src/schemas/limits";
 import { call, createAccount, createGraph, createInstance, type Json, newPartner, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 
@@ -209,11 +210,11 @@ describe("size limits and body limits", () => {
     expect(li.status).toBe(413);
   });
 
-  it("refuses graph bodies over 16 MiB (413)", async () => {
+  it("refuses graph bodies over 6 MiB (413)", async () => {
     const p = await newPartner();
     const res = await call("POST", "/v0/graphs/validate", {
       token: p.adminToken,
-      raw: JSON.stringify({ label: "gref-huge", name: "n".repeat(16 * 1024 * 1024 + 1), learning_objectives: [], modules: [] }),
+      raw: JSON.stringify({ label: "gref-huge", name: "n".repeat(GRAPH_DOCUMENT_MAX_BYTES + 1), learning_objectives: [], modules: [] }),
       headers: { "Content-Type": "application/json" },
     });
     expect(res.status).toBe(413);

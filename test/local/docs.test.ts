@@ -69,6 +69,10 @@ describe("GET /docs in Chromium", () => {
       .first()
       .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { display: string } }).getComputedStyle(el).display);
     expect(display).toBe("flex");
+    // "Try it out" calls the server the page came from first (the document lists localhost:8787 and a deployment)
+    const servers = await page.locator(".servers select option").evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(servers[0]).toBe(new URL(service.base).origin);
+    expect(servers).toContain("http://localhost:8787");
     await page.screenshot({ path: join(tmpdir(), "pathwise-docs-page.png") }); // for a person to look at
     expect([...watch.consoleErrors.map((m) => `console: ${m}`), ...watch.pageErrors.map((m) => `page error: ${m}`), ...watch.failedResponses]).toEqual([]);
   });

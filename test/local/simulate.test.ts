@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { httpFactory, provisionWorld, simulatorClient } from "../../scripts/simulate/http";
-import { generateWorld, Learner, SMALL } from "../../scripts/simulate/world";
+import { Learner } from "../../scripts/simulate/learners";
+import { generateWorld, SMALL } from "../../scripts/simulate/world";
 
 /**
  * The learner simulator's HTTP driver (`npm run simulate`) against the Worker served by `wrangler

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { configFrom } from "../../src/config";
 import { openDb } from "../../src/db/client";
 import type { IpGate } from "../../src/objects/ip-gate";
-import type { TokenGate } from "../../src/objects/token-gate";
+import { type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { findAccountByExternalId } from "../../src/services/accounts";
 import { type ApiResponse, call, newPartner, tokenRequest, uniqueId } from "../support/api";
@@ -88,17 +88,19 @@ describe("token limits through the API", () => {
     const p = await newPartner();
     const limit = limitOf("POST /v0/accounts");
     const gate = await gateOf(p.adminToken, "POST /v0/accounts");
-    // Exhaust the token's window for POST /v0/accounts (750 requests recorded just now, in the gate shard that counts it).
+    // Exhaust the token's window for POST /v0/accounts (750 requests recorded just now, in the shard of
+    // the token's gate that counts it; the gate names windows by digest).
+    const window = await windowKey("POST /v0/accounts");
     await runInDurableObject(gate, (_: TokenGate, state) => {
       const now = Date.now();
-      for (let i = 0; i < limit; i++) state.storage.sql.exec("INSERT INTO rl_hits (bucket, t) VALUES (?, ?)", "POST /v0/accounts", now);
+      for (let i = 0; i < limit; i++) state.storage.sql.exec("INSERT INTO rl_hits (bucket, t) VALUES (?, ?)", window, now);
     });
     const externalUserId = uniqueId("refused");
     const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
     expectTooMany(res, "token-limited");
     expect(await findAccountByExternalId(openDb(env.DB), p.partner_id, externalUserId)).toBeUndefined();
     await runInDurableObject(gate, (_: TokenGate, state) => {
-      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", "POST /v0/accounts").one().n).toBe(limit);
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", window).one().n).toBe(limit);
     });
     // other writes of the same token still work
     const li = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-none", name: "Course" } });

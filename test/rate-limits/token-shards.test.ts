@@ -2,7 +2,8 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import { verifyAccessToken } from "../../src/auth/access-token";
 import { configFrom } from "../../src/config";
-import type { LimitCheck, TokenGate } from "../../src/objects/token-gate";
+import { admitRequest } from "../../src/http/admit";
+import { type LimitCheck, type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { DEFAULT_TOKEN_GATE_SHARDS, shardIndex, shardName } from "../../src/rate-limits/token-shards";
 import { call, newPartner } from "../support/api";
@@ -10,8 +11,9 @@ import { gateOf } from "../support/tokens";
 
 /**
  * One token's gate split into shards (docs/rate-limits.md "Shards"): every window still lives in
- * exactly one shard (the shard of its concrete path), so the limits stay exact; a shard i > 0 enlists
- * with shard 0 before its first request; idle shards hold nothing after the token's expiry.
+ * exactly one shard (the shard of its bucket), so the limits stay exact; a request counted in windows
+ * of several shards is counted in all or none; a shard i > 0 enlists with shard 0 before its first
+ * request; revocation and erasure reach every shard; idle shards hold nothing after the token's expiry.
  */
 
 const HOUR = 3_600_000;
@@ -21,6 +23,15 @@ const stub = (jti: string, index: number) => env.TOKEN_GATE.get(env.TOKEN_GATE.i
 const check = (bucket: string, now: number, limit = 15): LimitCheck => ({ kind: "token", bucket, limit, now, partnerId: "p1" });
 const kvKeys = (state: DurableObjectState) => [...state.storage.kv.list()].map(([k]) => k).sort();
 const rows = (state: DurableObjectState) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM rl_hits").one().n;
+const rowsOf = async (state: DurableObjectState, bucket: string) =>
+  state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", await windowKey(bucket)).one().n;
+/** A batch-events window (an xAPI request's bucket) whose registration id puts it on the wanted shard. */
+const batchWindowOn = (shard: number, shards = DEFAULT_TOKEN_GATE_SHARDS) => {
+  for (;;) {
+    const bucket = `POST /v0/registrations/${crypto.randomUUID()}/batch-events`;
+    if (shardIndex(bucket, shards) === shard) return bucket;
+  }
+};
 
 describe("a shard's window is exact", () => {
   it("15 allowed, the 16th refused, allowed again exactly when the oldest leaves the window (shard 5 of 16)", async () => {
@@ -85,6 +96,97 @@ describe("revocation reaches every shard before it returns", () => {
     // on every shard: admitted until the revocation reached it, refused from then on
     for (const seen of await Promise.all(traffic)) expect(seen.map((ok) => (ok ? "a" : "r")).join("")).toMatch(/^a*r*$/);
     expect(after).toEqual(Array.from({ length: shards }, () => ({ ok: false, reason: "revoked" })));
+  });
+});
+
+describe("a request counted in windows of several shards (xAPI naming several registrations): all or none", () => {
+  const XAPI = "POST /v0/xapi/statements";
+  const tokenOf = (jti: string) => ({ jti, expiresAtMs: Date.now() + HOUR, shards: DEFAULT_TOKEN_GATE_SHARDS });
+
+  it("counted in each shard when all have room; refused and counted in none when one window is full", async () => {
+    const jti = freshJti();
+    const [a, b] = [batchWindowOn(2), batchWindowOn(9)] as [string, string];
+    const t0 = Date.now();
+    const multi = (now: number): LimitCheck => ({ kind: "token", bucket: [a, b], limit: 3, now, partnerId: "p1" });
+    expect(await admitRequest(env, tokenOf(jti), XAPI, multi(t0))).toEqual({ ok: true, window: { limit: 3, remaining: 2, resetMs: 60_000 } });
+    // a's window fills with requests of its own
+    for (const k of [1, 2]) expect((await admitRequest(env, tokenOf(jti), XAPI, { ...multi(t0 + k), bucket: a })).ok).toBe(true);
+    expect(await admitRequest(env, tokenOf(jti), XAPI, multi(t0 + 10))).toEqual({
+      ok: false,
+      reason: "token-limited",
+      retryAfterMs: 59_990,
+      window: { limit: 3, remaining: 0, resetMs: 59_990 },
+    });
+    // shard 9 counted the refused request, then gave it back: b holds the first request only
+    await runInDurableObject(stub(jti, 9), async (_: TokenGate, state) => expect(await rowsOf(state, b)).toBe(1));
+    await runInDurableObject(stub(jti, 2), async (_: TokenGate, state) => expect(await rowsOf(state, a)).toBe(3));
+    expect(await admitRequest(env, tokenOf(jti), XAPI, { ...multi(t0 + 20), bucket: b })).toMatchObject({ ok: true, window: { remaining: 1 } });
+    expect(await admitRequest(env, tokenOf(jti), XAPI, { ...multi(t0 + 21), bucket: b })).toMatchObject({ ok: true, window: { remaining: 0 } });
+  });
+
+  it("windows on one shard are one call, counted together as before", async () => {
+    const jti = freshJti();
+    const [a, b] = [batchWindowOn(4), batchWindowOn(4)] as [string, string];
+    const t0 = Date.now();
+    const multi: LimitCheck = { kind: "token", bucket: [a, b], limit: 2, now: t0, partnerId: "p1" };
+    expect(await admitRequest(env, tokenOf(jti), XAPI, multi)).toMatchObject({ ok: true, window: { remaining: 1 } });
+    await runInDurableObject(stub(jti, 4), async (_: TokenGate, state) => {
+      expect([await rowsOf(state, a), await rowsOf(state, b)]).toEqual([1, 1]);
+    });
+  });
+
+  it("a revoked token is refused as revoked, and no shard keeps a count", async () => {
+    const jti = freshJti();
+    const [a, b] = [batchWindowOn(3), batchWindowOn(12)] as [string, string];
+    const t0 = Date.now();
+    expect((await admitRequest(env, tokenOf(jti), XAPI, { kind: "token", bucket: a, limit: 5, now: t0, partnerId: "p1" })).ok).toBe(true);
+    await stub(jti, 0).revoke(t0 + HOUR);
+    expect(await admitRequest(env, tokenOf(jti), XAPI, { kind: "token", bucket: [a, b], limit: 5, now: t0 + 1, partnerId: "p1" })).toEqual({
+      ok: false,
+      reason: "revoked",
+    });
+    await runInDurableObject(stub(jti, 12), async (_: TokenGate, state) => expect(rows(state)).toBe(0));
+  });
+
+  it("release takes back one count made at that instant, no other", async () => {
+    const jti = freshJti();
+    const gate = stub(jti, 0);
+    const t0 = Date.now();
+    for (const t of [t0, t0, t0 + 1]) await gate.admit(t0 + HOUR, check("b", t, 10));
+    await gate.release(["b"], t0);
+    await gate.release(["b"], t0 + 5);
+    await runInDurableObject(gate, (_: TokenGate, state) => {
+      expect(
+        state.storage.sql
+          .exec<{ t: number }>("SELECT t FROM rl_hits ORDER BY t")
+          .toArray()
+          .map((r) => r.t - t0),
+      ).toEqual([0, 1]);
+    });
+  });
+});
+
+describe("erasure reaches every shard", () => {
+  it("erase on shard 0 deletes the windows of every enlisted shard and revokes them; asked again, the same count", async () => {
+    const jti = freshJti();
+    const t0 = Date.now();
+    const exp = t0 + HOUR;
+    for (const [i, k] of [
+      [0, 2],
+      [5, 3],
+      [11, 1],
+    ] as const) {
+      for (let j = 0; j < k; j++) await stub(jti, i).admit(exp, check(`b${j}`, t0 + j), { jti, index: i });
+    }
+    expect(await stub(jti, 0).erase(exp)).toBe(6);
+    for (const i of [0, 5, 11]) {
+      await runInDurableObject(stub(jti, i), (_: TokenGate, state) => {
+        expect(rows(state), `shard ${i}`).toBe(0);
+        expect(state.storage.kv.get("revoked"), `shard ${i}`).toBe(true);
+      });
+    }
+    expect(await stub(jti, 0).erase(exp)).toBe(6);
+    expect(await stub(jti, 7).admit(exp, check("b0", t0 + 9), { jti, index: 7 })).toEqual({ ok: false, reason: "revoked" });
   });
 });
 
@@ -159,8 +261,8 @@ describe("through the API: one token over the shards of its gate", () => {
       [a, 2],
       [b, 11],
     ] as const) {
-      await runInDurableObject(await gateOf(p.adminToken, `GET ${path}`), (_: TokenGate, state) => {
-        expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", `GET ${path}`).one().n, `shard ${shard}`).toBe(limit);
+      await runInDurableObject(await gateOf(p.adminToken, `GET ${path}`), async (_: TokenGate, state) => {
+        expect(await rowsOf(state, `GET ${path}`), `shard ${shard}`).toBe(limit);
       });
     }
   });
@@ -172,9 +274,7 @@ describe("through the API: one token over the shards of its gate", () => {
     const used = new Set(paths.map((path) => shardIndex(`GET ${path}`, DEFAULT_TOKEN_GATE_SHARDS)));
     expect(used.size).toBeGreaterThanOrEqual(12);
     for (const path of paths) {
-      await runInDurableObject(await gateOf(p.adminToken, `GET ${path}`), (_: TokenGate, state) => {
-        expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", `GET ${path}`).one().n).toBe(1);
-      });
+      await runInDurableObject(await gateOf(p.adminToken, `GET ${path}`), async (_: TokenGate, state) => expect(await rowsOf(state, `GET ${path}`)).toBe(1));
     }
   });
 });

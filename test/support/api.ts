@@ -61,10 +61,15 @@ export interface Partner extends PartnerCredentials {
   tokenFor(externalUserId: string): Promise<string>;
 }
 
+let partners = 0;
+
 export async function newPartner(name = "Test partner"): Promise<Partner> {
   const credentials = await provisionPartner(openDb(env.DB), name);
+  // Each test partner requests its tokens from an address of its own (the token endpoint is limited
+  // per IP): test files sharing a workerd then never wait on each other's windows.
+  const ip = `198.18.${(partners >> 8) & 255}.${partners++ & 255}`;
   const tokenFor = async (scope: string) => {
-    const res = await tokenRequest(credentials.client_id, credentials.client_secret, { grant_type: "client_credentials", scope });
+    const res = await tokenRequest(credentials.client_id, credentials.client_secret, { grant_type: "client_credentials", scope }, ip);
     if (res.status !== 200) throw new Error(`token for ${scope}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.access_token as string;
   };

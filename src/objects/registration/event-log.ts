@@ -22,6 +22,8 @@ export interface LoggedBody {
   goal_id?: string;
   instance_hash?: string;
   recommendation_id?: number;
+  /** the xAPI statement the event came from */
+  statement_id?: string;
   item?: ItemEntry;
 }
 
@@ -92,6 +94,7 @@ export function loggedBody(input: EventInput): LoggedBody {
   if (input.goalId !== undefined) body.goal_id = input.goalId;
   if (input.instanceHash !== undefined) body.instance_hash = input.instanceHash;
   if (input.recommendationId !== undefined) body.recommendation_id = input.recommendationId;
+  if (input.statement !== undefined) body.statement_id = input.statement.id;
   return body;
 }
 

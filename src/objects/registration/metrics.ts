@@ -14,6 +14,7 @@ import type { ItemEntry } from "../../model";
 import { SERVICE_PARAMS } from "../../model/service-params";
 import { type GoalStatus, goalStatus, type PreparedGoal } from "../../policy";
 import { itemPoolsFor } from "../../services/item-params";
+import type { PopulationRates } from "../../tracing/rates";
 import type { ModelState } from "./model-state-store";
 import type { MetricGoal } from "./rpc";
 
@@ -24,6 +25,7 @@ export function metricContext(graph: GraphIndex, items: Record<string, ItemEntry
     filter: SERVICE_PARAMS.filter,
     globalDifficulty: SERVICE_PARAMS.globalDifficulty,
     pool: itemPoolsFor(graph, items),
+    memo: { terms: new Map() },
   };
 }
 
@@ -52,10 +54,16 @@ function forecastOf(status: GoalStatus, assignedAtMs: number, deadlineMs: number
 }
 
 /** Readiness per goal; a goal not assigned to the registration has no deadline to be ready by. */
-export function readinessValues(state: ModelState, activity: ActivitySummary, goals: { prepared: PreparedGoal; request: MetricGoal }[], nowMs: number) {
+export function readinessValues(
+  state: ModelState,
+  activity: ActivitySummary,
+  goals: { prepared: PreparedGoal; request: MetricGoal }[],
+  population: PopulationRates,
+  nowMs: number,
+) {
   return goals.map(({ prepared, request }) => {
     if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
-    const f = forecastOf(goalStatus(prepared, state.learner, state.tutor, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
+    const f = forecastOf(goalStatus(prepared, state.tutor, population, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
     return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
   });
 }
@@ -76,14 +84,15 @@ export function watchResults(
   state: ModelState,
   activity: ActivitySummary,
   goals: { prepared: PreparedGoal; request: MetricGoal }[],
+  population: PopulationRates,
   nowMs: number,
 ): WatchResult[] {
   return goals.map(({ prepared, request }) => {
-    const status: GoalStatus = goalStatus(prepared, state.learner, state.tutor, { nowMs });
+    const status: GoalStatus = goalStatus(prepared, state.tutor, population, { nowMs });
     let eventsInScope = 0;
     for (const label of prepared.labels) {
       const t = state.tutor.obj[label];
-      if (t) eventsInScope += t.n + t.u;
+      if (t) eventsInScope += t.answers;
     }
     const readiness =
       request.deadlineMs !== null && request.assignedAt !== null ? forecastOf(status, request.assignedAt, request.deadlineMs, activity, nowMs) : undefined;

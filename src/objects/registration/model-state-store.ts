@@ -4,7 +4,7 @@ import { fnv1a } from "../../model/math";
 import { SERVICE_PARAMS, SERVICE_PARAMS_ID } from "../../model/service-params";
 import { applyTutoredEvent, initialTutorState, POLICY, type TutorState } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
-import { type EventLog, loggedLearnerEvent } from "./event-log";
+import { type EventLog, type LoggedEvent, loggedLearnerEvent } from "./event-log";
 
 /** The learner model's and the policy's state of one registration: both are a function of the event log. */
 export interface ModelState {
@@ -78,11 +78,22 @@ export function paramsWith(itemKey: string, item: ItemEntry | undefined): ModelP
 
 /**
  * The model state rebuilt from the event log alone: the same steps with the item parameters stored
- * in each event and the graph version it was accepted under (equals the incremental state).
+ * in each event and the graph version it was accepted under (equals the incremental state). When
+ * retention removed the log's oldest events, the replay starts from the state kept for them
+ * (`start`, ./retention.ts).
  */
-export async function replayModelState(log: EventLog, graphAt: (version: number) => Promise<GraphIndex>): Promise<ModelState> {
-  const state: ModelState = { learner: initialLearnerState(SERVICE_PARAMS), tutor: initialTutorState() };
-  for (const row of log.learnerEvents()) {
+export async function replayModelState(log: EventLog, graphAt: (version: number) => Promise<GraphIndex>, start?: ModelState): Promise<ModelState> {
+  return applyLoggedEvents(start, log.learnerEvents(), graphAt);
+}
+
+/** `rows` (graded and ungraded log rows, in order) applied to a copy of `start` (the initial state when undefined). */
+export async function applyLoggedEvents(
+  start: ModelState | undefined,
+  rows: Iterable<LoggedEvent>,
+  graphAt: (version: number) => Promise<GraphIndex>,
+): Promise<ModelState> {
+  const state: ModelState = start ? structuredClone(start) : { learner: initialLearnerState(SERVICE_PARAMS), tutor: initialTutorState() };
+  for (const row of rows) {
     const graph = await graphAt(row.graph_version ?? 1);
     const logged = loggedLearnerEvent(graph, row);
     if (logged) applyTutoredEvent(state.learner, state.tutor, paramsWith(logged.event.itemKey, logged.item), modelGraphFor(graph), logged.event);

@@ -1,4 +1,5 @@
 import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
+import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /** Queues take messages of at most 128 KB; ours stay well below. */
 export const MESSAGE_BYTES = 100_000;
@@ -32,5 +33,38 @@ export function outboxMessages(graphUuid: string, observations: ItemObservation[
     bytes += size;
   }
   flush();
+  return messages;
+}
+
+/**
+ * A statistics delta as outbox messages of at most MESSAGE_BYTES each: split by objective (an
+ * objective's items travel with it), the speed sums in the first. Sums add up the same however split.
+ */
+export function populationMessages(graphUuid: string, delta: StatisticsDelta): string[] {
+  const itemsOf = new Map<string, StatisticsDelta["items"]>();
+  for (const [item, c] of Object.entries(delta.items)) {
+    const group = itemsOf.get(c.objective) ?? {};
+    group[item] = c;
+    itemsOf.set(c.objective, group);
+  }
+  const objectives = new Set([...Object.keys(delta.objectives), ...itemsOf.keys()]);
+  const messages: string[] = [];
+  let part = emptyDelta();
+  part.speed = delta.speed;
+  const body = () => JSON.stringify({ graphUuid, observations: [], population: part } satisfies Omit<ModelUpdateMessage, "id">);
+  let bytes = utf8Bytes(body());
+  for (const objective of objectives) {
+    const share = { objective: delta.objectives[objective], items: itemsOf.get(objective) ?? {} };
+    const size = utf8Bytes(JSON.stringify(share)) + objective.length * 2 + 8;
+    if (bytes + size > MESSAGE_BYTES && (Object.keys(part.objectives).length || Object.keys(part.items).length)) {
+      messages.push(body());
+      part = emptyDelta();
+      bytes = utf8Bytes(body());
+    }
+    if (share.objective) part.objectives[objective] = share.objective;
+    Object.assign(part.items, share.items);
+    bytes += size;
+  }
+  messages.push(body());
   return messages;
 }

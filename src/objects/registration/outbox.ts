@@ -1,7 +1,8 @@
 import type { ProjectionMessage } from "../../analytics";
 import type { Env } from "../../env";
 import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
-import { MESSAGE_BYTES, outboxMessages, utf8Bytes } from "./outbox-messages";
+import type { StatisticsDelta } from "../../tracing/statistics";
+import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./outbox-messages";
 
 /** Queues take batches of at most 256 KB and 100 messages. */
 const SEND_BATCH_BYTES = 200_000;
@@ -27,6 +28,11 @@ export class Outbox {
 
   addObservations(graphUuid: string, observations: ItemObservation[]): void {
     for (const body of outboxMessages(graphUuid, observations)) this.#insert("model-updates", body);
+  }
+
+  /** The registration's change to its graph's population statistics (src/tracing/contribute.ts). */
+  addPopulation(graphUuid: string, delta: StatisticsDelta): void {
+    for (const body of populationMessages(graphUuid, delta)) this.#insert("model-updates", body);
   }
 
   addProjection(messages: ProjectionMessage[]): void {

@@ -10,6 +10,8 @@ interface CachedRecommendation {
   seq: number;
   /** the goal and graph versions it was computed for */
   goalKey: string;
+  /** the population rates' version it was computed with (src/services/population-rates.ts): with the log, what reproduces it */
+  ratesVersion: string;
   /** module_ids etc. without and with continued recommendations, computed when first asked */
   plain?: Recommendation;
   continued?: Recommendation;
@@ -31,13 +33,14 @@ export class RecommendationCache {
 
   /**
    * The recommendation for the goal at learner-state version `seq`, computed by `compute` only when
-   * the stored one is for another version (or does not exist yet in the asked variant).
+   * the stored one is for another version (or does not exist yet in the asked variant). New rates
+   * alone do not replace a recommendation: the next event does.
    */
-  get(goal: GoalSpec, seq: number, continued: boolean, compute: () => Recommendation): { id: number; recommendation: Recommendation } {
+  get(goal: GoalSpec, seq: number, ratesVersion: string, continued: boolean, compute: () => Recommendation): { id: number; recommendation: Recommendation } {
     const key = `recommendation:${goal.id}`;
     const goalKey = goalKeyOf(goal);
     let entry = this.#kv.get<CachedRecommendation>(key);
-    if (!entry || entry.seq !== seq || entry.goalKey !== goalKey) entry = { id: newRecommendationId(entry?.id), seq, goalKey };
+    if (!entry || entry.seq !== seq || entry.goalKey !== goalKey) entry = { id: newRecommendationId(entry?.id), seq, goalKey, ratesVersion };
     const variant = continued ? "continued" : "plain";
     let recommendation = entry[variant];
     if (!recommendation) {

@@ -3,6 +3,7 @@ import { type ActivityEvent, summarizeActivity, summaryCovers } from "../../anal
 import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
+import { canonicalJson } from "../../lib/canonical-json";
 import { InFlight } from "../../lib/in-flight";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
@@ -10,14 +11,20 @@ import { modelGraphFor } from "../../policy/model-graph";
 import { unknownGoals } from "../../services/events";
 import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
+import { loadPopulationRates } from "../../services/population-rates";
+import type { PopulationRates } from "../../tracing/rates";
 import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
+import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
+import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
 import { Outbox } from "./outbox";
+import { PopulationShare } from "./population-share";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
+import { pruneLog, replayStart } from "./retention";
 import type {
   AuditPage,
   AuditState,
@@ -31,6 +38,7 @@ import type {
   RecommendRequest,
 } from "./rpc";
 import { migrate } from "./schema";
+import { StatementRecords } from "./statements";
 
 /** How soon the alarm retries an outbox send the queue refused. */
 const OUTBOX_RETRY_MS = 10_000;
@@ -49,55 +57,72 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #recommendations: RecommendationCache;
   readonly #outbox: Outbox;
   readonly #analytics: AnalyticsStore;
+  readonly #statements: StatementRecords;
+  readonly #population: PopulationShare;
   /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
   readonly #graphLoads = new InFlight<GraphIndex | undefined>();
   readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
+  readonly #rateLoads = new InFlight<PopulationRates>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    migrate(ctx.storage);
+    if (!isErased(ctx.storage)) migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
     this.#model = new ModelStateStore(ctx.storage.kv);
     this.#recommendations = new RecommendationCache(ctx.storage.kv);
     this.#outbox = new Outbox(ctx.storage.sql);
     this.#analytics = new AnalyticsStore(ctx.storage.kv);
+    this.#statements = new StatementRecords(ctx.storage.sql);
+    this.#population = new PopulationShare(ctx.storage.kv);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
+    if (isErased(this.ctx.storage)) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
-
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
+    if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
     const graph = await this.#graph(request.graphUuid, request.graphVersion);
     const items = await this.#items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
-    // awaits above let another request in, so the idempotency key is looked up again.
+    // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
+    if (isErased(this.ctx.storage)) return ERASED;
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
-    const resolved = resolveModules(graph, request.events, request.ignoreInvalidModuleIds);
+    // xAPI statements already stored are skipped; a stored id with other content refuses the request.
+    const statements = this.#statements.screen(request.events);
+    const resolved = resolveModules(graph, statements.fresh, request.ignoreInvalidModuleIds);
     const outcome: IngestOutcome =
       goalProblems.length > 0
         ? { ok: false, status: 422, message: "Unknown goal id(s).", details: goalProblems, replayed: false }
-        : resolved.details.length > 0
-          ? {
-              ok: false,
-              status: 422,
-              message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
-              details: resolved.details,
-              replayed: false,
-            }
-          : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
+        : statements.conflicts.length > 0
+          ? { ok: false, status: 409, message: "A statement id was already used for a different statement.", details: statements.conflicts, replayed: false }
+          : resolved.details.length > 0
+            ? {
+                ok: false,
+                status: 422,
+                message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",
+                details: resolved.details,
+                replayed: false,
+              }
+            : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
     let next: ModelState | undefined;
     this.ctx.storage.transactionSync(() => {
-      if (outcome.ok) next = this.#append(request, resolved.accepted, graph, items);
+      if (outcome.ok) {
+        next = this.#append(request, resolved.accepted, graph, items);
+        this.#statements.record(
+          resolved.accepted.map((r) => r.input),
+          request.nowMs,
+        );
+      }
       if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
     });
     // Only after the commit: a failed transaction leaves the cached state as it was.
@@ -123,9 +148,10 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const goal = await this.#preparedGoal(request.goal);
     if (this.ctx.storage.kv.get<string>("focus_goal_id") !== request.goal.id) this.ctx.storage.kv.put("focus_goal_id", request.goal.id);
+    const population = await this.#rates(request.goal.graphUuid, request.nowMs);
     const { learner, tutor } = this.#model.current();
-    const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, request.continuedRecommendations, () =>
-      recommend(goal, learner, tutor, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
+    const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, population.version, request.continuedRecommendations, () =>
+      recommend(goal, tutor, population, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
     );
     return { id, ...recommendation };
   }
@@ -133,9 +159,12 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Goal status and progress (spec 2.5) for each goal, by the same rules as the recommendation's ready and stuck. */
   async statuses(goals: GoalSpec[], nowMs: number): Promise<GoalStatus[]> {
     await this.#ensureStateMatchesParams();
-    const { learner, tutor } = this.#model.current();
     const out: GoalStatus[] = [];
-    for (const spec of goals) out.push(goalStatus(await this.#preparedGoal(spec), learner, tutor, { nowMs }));
+    for (const spec of goals) {
+      const goal = await this.#preparedGoal(spec);
+      const population = await this.#rates(spec.graphUuid, nowMs);
+      out.push(goalStatus(goal, this.#model.current().tutor, population, { nowMs }));
+    }
     return out;
   }
 
@@ -151,7 +180,10 @@ export class RegistrationObject extends DurableObject<Env> {
       return activeTimeValues(summary, firstDay, lastDay, utcOffsetMinutes);
     }
     const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
-    if (request.metric === "readiness-forecast") return readinessValues(state, this.#analytics.activity(), goals, request.nowMs);
+    if (request.metric === "readiness-forecast") {
+      const population = await this.#rates(request.graph.uuid, request.nowMs);
+      return readinessValues(this.#model.current(), this.#analytics.activity(), goals, population, request.nowMs);
+    }
     const graph = await this.#graph(request.graph.uuid, request.graph.version);
     const ctx = metricContext(graph, await this.#items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
@@ -163,7 +195,10 @@ export class RegistrationObject extends DurableObject<Env> {
   async watch(registrationId: string, goals: MetricGoal[], nowMs: number): Promise<WatchResult[]> {
     await this.#ensureStateMatchesParams();
     const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
-    return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, nowMs);
+    const graphUuid = goals[0]?.spec.graphUuid;
+    const population = graphUuid ? await this.#rates(graphUuid, nowMs) : undefined;
+    if (!population) return [];
+    return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, population, nowMs);
   }
 
   /**
@@ -171,6 +206,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * so an operator can check what a registration holds (the soak test checks exactly-once with it).
    */
   auditEvents(afterSeq: number, limit: number): AuditPage {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     const rows = this.#log.page(afterSeq, limit);
     const events = rows.map((r) => ({
       seq: r.seq,
@@ -192,12 +228,55 @@ export class RegistrationObject extends DurableObject<Env> {
     return { event_count: this.#log.count(), state_matches_replay: kept === replayed };
   }
 
-  /** Sends the outbox to the model-updates queue; a failure leaves it for the next attempt. */
+  /** Data lifecycle (docs/privacy.md): all storage deleted, a tombstone left (./erasure.ts); pages of events for an export (./export.ts). */
+  erase(): Promise<ErasedCounts> {
+    return eraseStorage(this.ctx.storage);
+  }
+  exportEvents(afterSeq: number, limit: number): ExportPage {
+    return exportPage(this.ctx.storage, afterSeq, limit);
+  }
+
+  /** Data lifecycle: removes the events received before `cutoffMs`, keeping the state they led to (./retention.ts). */
+  async applyRetention(cutoffMs: number): Promise<number> {
+    if (isErased(this.ctx.storage)) return 0;
+    await this.#ensureStateMatchesParams();
+    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
+  }
+
+  /** Data lifecycle: publishes all beliefs again (an instance erasure removed the account's projection, docs/privacy.md). */
+  async republishProjection(): Promise<void> {
+    await this.#ensureStateMatchesParams();
+    this.ctx.storage.transactionSync(() => this.#publishAll(this.#model.current().learner));
+    await this.#armOutbox();
+  }
+
+  /**
+   * Off the response path: contributes the changed evidence to the population statistics (at most
+   * every CONTRIBUTE_EVERY_MS) and sends the outbox to its queues; a failed send is retried.
+   */
   override async alarm(): Promise<void> {
+    if (isErased(this.ctx.storage)) return;
+    if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext(this.env, registrationId);
     if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
+    else if (this.#population.pending()) await this.ctx.storage.setAlarm(Math.max(Date.now(), this.#population.dueAt()));
+  }
+
+  /** The registration's changed evidence, re-read under the graph's current rates, into the outbox (src/tracing/contribute.ts). */
+  async #contribute(): Promise<void> {
+    await this.#ensureStateMatchesParams();
+    const kv = this.ctx.storage.kv;
+    const graphUuid = kv.get<string>("graph_uuid");
+    if (!graphUuid) return;
+    const nowMs = Date.now();
+    const graph = modelGraphFor(await this.#graph(graphUuid, kv.get<number>("graph_version") ?? 1));
+    const population = await this.#rates(graphUuid, nowMs);
+    this.ctx.storage.transactionSync(() => {
+      const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
+      this.#outbox.addPopulation(graphUuid, delta);
+    });
   }
 
   /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
@@ -212,6 +291,7 @@ export class RegistrationObject extends DurableObject<Env> {
       kv.put("account_id", request.accountId);
       kv.put("registration_created_at", request.registrationCreatedAt);
     }
+    if (kv.get("graph_version") !== request.graphVersion) kv.put("graph_version", request.graphVersion);
     if (request.focusGoalId) {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
@@ -239,6 +319,7 @@ export class RegistrationObject extends DurableObject<Env> {
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
     this.#model.write(state);
+    this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
     this.#outbox.addObservations(request.graphUuid, observations);
     if (interactions.length) {
       const published = this.#analytics.record(observations, interactions, () => this.#log.interactions());
@@ -253,24 +334,29 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
+    if (isErased(this.ctx.storage)) throw new RegistrationErased();
     if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
       const rebuilt = await this.#replay();
       this.ctx.storage.transactionSync(() => {
         this.#model.write(rebuilt);
-        // Every belief may have moved: republish them all (once the registration's identity is known).
-        const identity = this.#identity();
-        if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, rebuilt.learner, this.#analytics.published()));
+        this.#publishAll(rebuilt.learner); // every belief may have moved
       });
       this.#model.adopt(rebuilt);
       await this.#armOutbox();
     });
   }
 
+  /** A full snapshot of the beliefs into the outbox (inside the caller's transaction), once the registration's identity is known. */
+  #publishAll(learner: LearnerState): void {
+    const identity = this.#identity();
+    if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, learner, this.#analytics.published()));
+  }
+
   #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
-    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version));
+    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
   }
 
   /** The outbox is sent by the alarm, off the response path; it retries until the queue takes it. */
@@ -299,14 +385,16 @@ export class RegistrationObject extends DurableObject<Env> {
     return graph;
   }
 
+  #rates(graphUuid: string, nowMs: number): Promise<PopulationRates> {
+    return this.#rateLoads.run(graphUuid, () => loadPopulationRates(openDb(this.env.DB), graphUuid, nowMs));
+  }
+
   #items(graphUuid: string, nowMs: number): Promise<Record<string, ItemEntry>> {
     return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
   }
 }
 
-/** JSON with object keys sorted, so equal states compare equal whatever order their keys were added in. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
+/** Objectives whose evidence an update changed (a step was added since). */
+function changedEvidence(before: ModelState["tutor"], after: ModelState["tutor"]): string[] {
+  return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
 }

@@ -19,6 +19,8 @@ export interface EventInput {
   goalId?: string;
   instanceHash?: string;
   recommendationId?: number;
+  /** xAPI: the statement this event came from, and a digest of its content (stored once per id; docs/xapi.md) */
+  statement?: { id: string; fingerprint: string };
 }
 
 /** A goal id named by the request (focus or event goal_id) and where, for error details. */
@@ -63,7 +65,9 @@ export interface AuditState {
 
 export type IngestOutcome =
   | { ok: true; stored: number; ignored: number; replayed: boolean }
-  | { ok: false; status: 422; message: string; details: ErrorDetail[]; replayed: boolean };
+  | { ok: false; status: 422 | 409; message: string; details: ErrorDetail[]; replayed: boolean }
+  /** the registration was erased (the request raced its erasure): refused, nothing stored */
+  | { ok: false; status: 404; message: string; details: ErrorDetail[]; replayed: boolean };
 
 /**
  * A goal as the RegistrationObject needs it: its stored body, and the graph version to resolve its

@@ -32,6 +32,12 @@ const MIGRATIONS: string[] = [
   // 4: the outbox serves two queues: model updates (item refinement) and projections (account-level analytics)
   `ALTER TABLE outbox ADD COLUMN queue TEXT NOT NULL DEFAULT 'model-updates';
    CREATE INDEX outbox_queue ON outbox (queue, id);`,
+  // 5: the xAPI statement ids stored (for good: a statement id is the statement's identity; docs/xapi.md)
+  `CREATE TABLE xapi_statements (
+     id TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     stored_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

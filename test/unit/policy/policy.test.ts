@@ -13,9 +13,12 @@ import {
   recommend,
 } from "../../../src/policy";
 import { modelGraphFor } from "../../../src/policy/model-graph";
+import { priorPopulation } from "../../../src/tracing/rates";
 import { eventFor, goal, graph, Learner } from "./fixture";
 
 const index = graph();
+/** a graph nobody has answered yet: the priors */
+const POP = priorPopulation();
 const isInstruction = (m: string) => m.endsWith("-read");
 const objectiveOf = (m: string) => `lref-${m.slice(5, 6)}`;
 
@@ -23,7 +26,7 @@ const objectiveOf = (m: string) => `lref-${m.slice(5, 6)}`;
 function follow(learner: Learner, g: PreparedGoal, n: number, knows: (objective: string) => boolean): Recommendation[] {
   const seen: Recommendation[] = [];
   for (let i = 0; i < n; i++) {
-    const rec = recommend(g, learner.state, learner.tutor, { continuedRecommendations: false });
+    const rec = recommend(g, learner.tutor, POP, { continuedRecommendations: false });
     seen.push(rec);
     const m = rec.module_ids[0];
     if (rec.status === "ready" || m === undefined) break;
@@ -36,7 +39,7 @@ describe("recommendation", () => {
   it("is in progress with the targets' atoms before any answer; status no_work, work_remaining -1", () => {
     const g = goal(index);
     const l = new Learner(index);
-    const rec = recommend(g, l.state, l.tutor, { continuedRecommendations: false });
+    const rec = recommend(g, l.tutor, POP, { continuedRecommendations: false });
     expect(rec.status).toBe("in progress");
     expect(rec.stuck).toBe(false);
     expect(rec.module_ids.length).toBeGreaterThan(0);
@@ -44,10 +47,11 @@ describe("recommendation", () => {
     expect(new Set(rec.module_ids).size).toBe(rec.module_ids.length);
     // never outside the goal's scope (lref-d is not in it)
     expect(rec.module_ids.every((m) => !m.startsWith("mref-d"))).toBe(true);
-    expect(rec.justification?.current_learning_objective_id).toBe("lref-c");
-    expect(rec.justification?.remedial).toBe(false);
+    // where learning can start: the target or its prerequisite in scope, diagnosed before anything is taught
+    expect(["lref-b", "lref-c"]).toContain(rec.justification?.current_learning_objective_id);
+    expect(rec.justification?.target_learning_objective_id).toBe("lref-c");
     expect(rec.justification?.intent).toBe("diagnostic");
-    const st = goalStatus(g, l.state, l.tutor);
+    const st = goalStatus(g, l.tutor, POP);
     expect(st).toMatchObject({ status: "no_work", progress: 0, work_remaining: -1 });
     expect(st.targets).toEqual([{ target_id: "lref-c", status: "no_work", progress: 0 }]);
   });
@@ -60,16 +64,16 @@ describe("recommendation", () => {
     expect(last.status).toBe("ready");
     expect(last.module_ids).toEqual([]);
     expect(last.stuck).toBe(false);
-    const st = goalStatus(g, l.state, l.tutor);
+    const st = goalStatus(g, l.tutor, POP);
     expect(st).toMatchObject({ status: "complete", progress: 1, work_remaining: 0 });
     expect(st.targets[0]).toMatchObject({ target_id: "lref-c", status: "complete", progress: 1 });
-    const more = recommend(g, l.state, l.tutor, { continuedRecommendations: true });
+    const more = recommend(g, l.tutor, POP, { continuedRecommendations: true });
     expect(more.status).toBe("ready");
     expect(more.module_ids.length).toBeGreaterThan(0);
     expect(more.module_ids).not.toContain(l.tutor.recent[0]);
     expect(more.justification?.intent).toBe("continued_practice");
     // ready was earned with answers on the target itself
-    expect(l.state.objectives["lref-c"]?.n ?? 0).toBeGreaterThanOrEqual(3);
+    expect(l.tutor.obj["lref-c"]?.answers ?? 0).toBeGreaterThanOrEqual(3);
   });
 
   it("remediates a prerequisite the learner fails (remedial justification), then comes back to the target", () => {
@@ -78,11 +82,11 @@ describe("recommendation", () => {
     l.answer("mref-c1", false);
     l.answer("mref-c2", false);
     l.answer("mref-b1", false);
-    const rec = recommend(g, l.state, l.tutor);
+    const rec = recommend(g, l.tutor, POP);
     expect(rec.justification).toMatchObject({ current_learning_objective_id: "lref-b", target_learning_objective_id: "lref-c", remedial: true });
     // the learner now masters b: the walk returns to the target
     l.practise("b", true, 2);
-    const back = recommend(g, l.state, l.tutor);
+    const back = recommend(g, l.tutor, POP);
     expect(back.justification).toMatchObject({ current_learning_objective_id: "lref-c", remedial: false });
   });
 
@@ -90,7 +94,7 @@ describe("recommendation", () => {
     const g = goal(index, { remediation: "none" });
     const l = new Learner(index);
     l.practise("c", false, 2);
-    const rec = recommend(g, l.state, l.tutor);
+    const rec = recommend(g, l.tutor, POP);
     expect(rec.justification?.current_learning_objective_id).toBe("lref-c");
     expect(rec.module_ids.every((m) => m.startsWith("mref-c"))).toBe(true);
   });
@@ -105,10 +109,10 @@ describe("recommendation", () => {
     expect(firstStuck).toBeGreaterThanOrEqual(10);
     // once stuck, it stays stuck while nothing changes
     expect(seen.slice(firstStuck).every((r) => r.stuck)).toBe(true);
-    const rec = recommend(g, l.state, l.tutor);
+    const rec = recommend(g, l.tutor, POP);
     expect(rec.stuck).toBe(true);
     expect(rec.status).toBe("in progress");
-    expect(goalStatus(g, l.state, l.tutor).status).toBe("struggling");
+    expect(goalStatus(g, l.tutor, POP).status).toBe("struggling");
   });
 
   it("is not stuck for a learner who learns after a few failures", () => {
@@ -125,7 +129,7 @@ describe("recommendation", () => {
     const l = new Learner(index);
     let k = 0;
     for (let i = 0; i < 60; i++) {
-      const rec = recommend(g, l.state, l.tutor);
+      const rec = recommend(g, l.tutor, POP);
       if (rec.status === "ready") break;
       const just = l.tutor.recent[0];
       expect(rec.module_ids).not.toContain(just);
@@ -139,7 +143,7 @@ describe("recommendation", () => {
     const l = new Learner(index);
     const used = new Set<string>();
     for (let i = 0; i < 8; i++) {
-      const m = recommend(g, l.state, l.tutor).module_ids.find((x) => !isInstruction(x)) as string;
+      const m = recommend(g, l.tutor, POP).module_ids.find((x) => !isInstruction(x)) as string;
       used.add(m);
       l.answer(m, false);
     }
@@ -152,7 +156,7 @@ describe("recommendation", () => {
     l.practise("a", true, 1);
     l.practise("b", true, 1);
     l.answer("mref-c1", false);
-    const rec = recommend(g, l.state, l.tutor);
+    const rec = recommend(g, l.tutor, POP);
     expect(rec.module_ids[0]).toBe("mref-c-read");
     expect(rec.justification?.intent).toBe("instruction_intervention");
   });
@@ -164,7 +168,7 @@ describe("recommendation", () => {
       for (const pattern of [() => true, () => false, (o: string) => o !== "lref-c", (o: string) => o === "lref-a"]) {
         const l = new Learner(index);
         for (const r of follow(l, g, 50, pattern)) if (r.justification) intents.add(r.justification.intent);
-        const more = recommend(g, l.state, l.tutor, { continuedRecommendations: true });
+        const more = recommend(g, l.tutor, POP, { continuedRecommendations: true });
         if (more.justification) intents.add(more.justification.intent);
       }
       expect(intents.size).toBeGreaterThan(1);
@@ -177,7 +181,7 @@ describe("recommendation", () => {
     const l = new Learner(index);
     l.practise("a", true, 1);
     l.practise("b", true, 1);
-    const rec = recommend(g, l.state, l.tutor);
+    const rec = recommend(g, l.tutor, POP);
     expect(rec.module_ids[0]).toBe("mref-c-read");
     expect(rec.justification?.intent).toBe("introduction");
   });
@@ -186,8 +190,8 @@ describe("recommendation", () => {
     const g = goal(index, { topics: [{ id: "t-1", targets: { include: ["lref-c"] } }] });
     const l = new Learner(index);
     l.answer("mref-c1", true);
-    expect(recommend(g, l.state, l.tutor).justification?.target_topic_id).toBe("t-1");
-    const st = goalStatus(g, l.state, l.tutor);
+    expect(recommend(g, l.tutor, POP).justification?.target_topic_id).toBe("t-1");
+    const st = goalStatus(g, l.tutor, POP);
     expect(st.topic_work_remaining).toHaveLength(1);
     expect(st.topic_work_remaining?.[0]).toMatchObject({ topic_id: "t-1", min_work_remaining: -1 });
     expect(st.topic_work_remaining?.[0]?.average_work_remaining).toBeGreaterThanOrEqual(0);
@@ -201,7 +205,7 @@ describe("status and progress", () => {
     l.practise("a", true);
     l.practise("b", true);
     l.answer("mref-c1", true);
-    const st = goalStatus(g, l.state, l.tutor);
+    const st = goalStatus(g, l.tutor, POP);
     expect(st.status).toBe("in_progress");
     expect(st.progress).toBeGreaterThan(0);
     expect(st.progress).toBeLessThan(1);
@@ -209,7 +213,7 @@ describe("status and progress", () => {
     expect(st.work_remaining).toBeLessThanOrEqual(30);
     l.answer("mref-c2", true);
     l.answer("mref-c3", true);
-    const later = goalStatus(g, l.state, l.tutor);
+    const later = goalStatus(g, l.tutor, POP);
     expect(later.progress).toBeGreaterThan(st.progress);
     expect(later.work_remaining).toBeLessThanOrEqual(st.work_remaining);
   });
@@ -218,8 +222,8 @@ describe("status and progress", () => {
     const g = goal(index, { targets: { include: ["lref-c", "lref-b"] } });
     const l = new Learner(index);
     for (let i = 0; i < 60; i++) {
-      const rec = recommend(g, l.state, l.tutor);
-      const st = goalStatus(g, l.state, l.tutor);
+      const rec = recommend(g, l.tutor, POP);
+      const st = goalStatus(g, l.tutor, POP);
       expect(rec.status === "ready").toBe(st.status === "complete");
       expect(rec.stuck).toBe(st.status === "struggling");
       if (rec.status === "ready") break;
@@ -235,23 +239,23 @@ describe("status and progress", () => {
     l.practise("b", true, 3);
     l.practise("c", true, 3);
     l.answer("mref-d1", true);
-    const st = goalStatus(g, l.state, l.tutor);
+    const st = goalStatus(g, l.tutor, POP);
     expect(st.status).not.toBe("complete");
     expect(st.targets.find((t) => t.target_id === "lref-d")?.status).toBe("in_progress");
-    expect(recommend(g, l.state, l.tutor).status).toBe("in progress");
+    expect(recommend(g, l.tutor, POP).status).toBe("in progress");
   });
 
   it("reports complete_max_work when max_work_on_goal is spent without meeting the criteria", () => {
     const g = goal(index, { completion_criteria: { min_predicted_mastery: 0.8, max_work_on_goal: 5 } });
     const l = new Learner(index);
     l.practise("c", false, 2);
-    expect(goalStatus(g, l.state, l.tutor).status).toBe("complete_max_work");
+    expect(goalStatus(g, l.tutor, POP).status).toBe("complete_max_work");
   });
 
   it("reports module targets under module_id", () => {
     const g = goal(index, { targets: { include: ["mref-c1"] } });
     const l = new Learner(index);
-    expect(goalStatus(g, l.state, l.tutor).targets).toEqual([{ module_id: "mref-c1", status: "no_work", progress: 0 }]);
+    expect(goalStatus(g, l.tutor, POP).targets).toEqual([{ module_id: "mref-c1", status: "no_work", progress: 0 }]);
   });
 });
 

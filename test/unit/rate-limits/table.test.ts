@@ -113,6 +113,13 @@ describe("rate-limit table (spec 8.2)", () => {
     expect(rateLimits).toEqual(expected);
   });
 
+  it("xAPI statements (not in 8.2) count in the batch-events window of each registration named (docs/xapi.md)", () => {
+    for (const key of ["POST /v0/xapi/statements", "PUT /v0/xapi/statements"]) {
+      expect(rateLimitFor(key), key).toEqual({ kind: "token", limit: 15, countsIn: "POST /v0/registrations/{id}/batch-events" });
+    }
+    expect(rateLimitFor("POST /v0/registrations/{id}/batch-events")?.limit).toBe(15);
+  });
+
   it("every window is 60 s", () => {
     expect(RATE_WINDOW_MS).toBe(60_000);
   });

@@ -1,0 +1,59 @@
+import type { TutorState } from "../../policy";
+import { type Contributions, contribute, emptyContributions, type Prerequisites } from "../../tracing/contribute";
+import type { PopulationRates } from "../../tracing/rates";
+import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
+
+/**
+ * How often a registration re-reads its changed evidence for the population statistics: at most once
+ * per CONTRIBUTE_EVERY_MS (coalesced off the response path, by the alarm), well inside the 60 s the
+ * population's rates may lag (decisions.md "Freshness").
+ */
+export const CONTRIBUTE_EVERY_MS = 10_000;
+
+/**
+ * The registration's share of its graph's population statistics (src/tracing/contribute.ts): whether
+ * its evidence changed since it last contributed (which objectives, for the record), and what it contributed before (so it
+ * sends differences and its latest reading replaces the previous one). Bookkeeping beside the
+ * replayable state, in the object's key-value storage.
+ */
+export class PopulationShare {
+  readonly #kv: SyncKvStorage;
+
+  constructor(kv: SyncKvStorage) {
+    this.#kv = kv;
+  }
+
+  /** Notes objectives whose evidence changed (inside the caller's transaction). */
+  markChanged(objectives: Iterable<string>): void {
+    const dirty = new Set(this.#kv.get<string[]>("population_dirty") ?? []);
+    const before = dirty.size;
+    for (const k of objectives) dirty.add(k);
+    if (dirty.size !== before) this.#kv.put("population_dirty", [...dirty]);
+  }
+
+  pending(): boolean {
+    return (this.#kv.get<string[]>("population_dirty")?.length ?? 0) > 0;
+  }
+
+  /** When the next contribution may be made (ms). */
+  dueAt(): number {
+    return (this.#kv.get<number>("population_contributed_at") ?? 0) + CONTRIBUTE_EVERY_MS;
+  }
+
+  /**
+   * Re-reads every objective the learner worked on under the current rates (not only the changed
+   * ones: a reading under older rates is an older E-step, and EM converges only if it is redone) and
+   * returns the delta to send; records the new contributions (inside the caller's transaction, with
+   * the outbox write).
+   */
+  contribute(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta {
+    const changed = Object.keys(tutor.obj);
+    const contributions = this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+    const delta = emptyDelta();
+    contribute(tutor.obj, changed, population, prerequisites, contributions, delta);
+    this.#kv.put("population_contributions", contributions);
+    this.#kv.delete("population_dirty");
+    this.#kv.put("population_contributed_at", nowMs);
+    return delta;
+  }
+}

@@ -1,0 +1,21 @@
+import type { z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { type ErasureRow, erasures } from "../../db/schema";
+import type { ErasureReceiptSchema } from "../../schemas/data-lifecycle";
+
+export async function findErasure(db: Db, id: string): Promise<ErasureRow | undefined> {
+  return db.select().from(erasures).where(eq(erasures.id, id)).get();
+}
+
+/** The receipt (decisions.md "Student data lifecycle"): while pending, `removed` says what is gone so far. */
+export function erasureReceipt(row: ErasureRow): z.infer<typeof ErasureReceiptSchema> {
+  return {
+    erasure_id: row.id,
+    ...(row.subjectType === "account" ? { account_id: row.subjectId } : { learning_instance_id: row.subjectId }),
+    status: row.status,
+    requested_at: new Date(row.requestedAt).toISOString(),
+    completed_at: row.completedAt === null ? null : new Date(row.completedAt).toISOString(),
+    removed: row.removed ?? row.progress,
+  };
+}

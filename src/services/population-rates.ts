@@ -1,0 +1,130 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
+import { estimateRates } from "../tracing/estimate";
+import { type PopulationRates, priorPopulation } from "../tracing/rates";
+import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statistics";
+
+/**
+ * A graph's knowledge-tracing rates, learned from its population (docs/recommendation.md
+ * "Estimation"): the model-updates consumer adds every registration's statistics delta to the
+ * graph's sums in D1 (`populationWrites`), and each isolate turns the sums into rates
+ * (`loadPopulationRates`, src/tracing/estimate.ts), at most POPULATION_TTL_MS behind
+ * (decisions.md "Freshness": population parameters at most 60 s behind).
+ */
+export const POPULATION_TTL_MS = 30_000;
+
+/** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */
+const cache = new Map<string, { at: number; version: number; rates: PopulationRates }>();
+
+export function clearPopulationCache(): void {
+  cache.clear();
+}
+
+/** The version of a graph's rates as a registration records it with its decisions. */
+const versionName = (graphUuid: string, version: number) => (version === 0 ? "prior" : `${graphUuid}:${version}`);
+
+/** The graph's current rates (the priors while nobody has answered), re-read when older than POPULATION_TTL_MS. */
+export async function loadPopulationRates(db: Db, graphUuid: string, nowMs = Date.now()): Promise<PopulationRates> {
+  const hit = cache.get(graphUuid);
+  if (hit && nowMs - hit.at < POPULATION_TTL_MS) return hit.rates;
+  const head = await db.select({ version: populationGraphs.version }).from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)).get();
+  const version = head?.version ?? 0;
+  let rates: PopulationRates;
+  if (hit && hit.version === version) rates = hit.rates;
+  else if (version === 0) rates = priorPopulation();
+  else rates = estimateRates(await readTotals(db, graphUuid), versionName(graphUuid, version));
+  const stored = cache.get(graphUuid);
+  if (stored && stored.at >= nowMs) return stored.rates;
+  cache.set(graphUuid, { at: nowMs, version, rates });
+  return rates;
+}
+
+async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
+  const [graph, items, objectives] = await db.batch([
+    db.select().from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)),
+    db.select().from(populationItems).where(eq(populationItems.graphId, graphUuid)),
+    db.select().from(populationObjectives).where(eq(populationObjectives.graphId, graphUuid)),
+  ]);
+  const totals = emptyDelta();
+  totals.speed = { learners: graph[0]?.learners ?? 0, logSquares: graph[0]?.logSquares ?? 0 };
+  for (const r of items)
+    totals.items[r.item] = { objective: r.objective, known: r.known, knownRight: r.knownRight, unknown: r.unknown, unknownRight: r.unknownRight };
+  for (const r of objectives) {
+    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings } = r;
+    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings };
+  }
+  return totals;
+}
+
+/** D1 binds at most 100 parameters per statement: rows per multi-row upsert. */
+const ITEM_ROWS = 14;
+const OBJECTIVE_ROWS = 12;
+
+/**
+ * The D1 statements that add the deltas to each graph's sums (additive upserts: no read, so no
+ * update is lost whatever else writes), and move each touched graph's version on. The caller runs
+ * them in one batch with the messages' applied marks (exactly once).
+ */
+export function populationWrites(db: Db, deltas: { graphUuid: string; delta: StatisticsDelta }[], nowMs: number) {
+  const byGraph = new Map<string, StatisticsDelta>();
+  for (const { graphUuid, delta } of deltas) {
+    const totals = byGraph.get(graphUuid) ?? emptyDelta();
+    accumulate(totals, delta);
+    byGraph.set(graphUuid, totals);
+  }
+  const writes = [];
+  for (const [graphId, totals] of byGraph) {
+    const items = Object.entries(totals.items).map(([item, c]) => ({ graphId, item, ...c }));
+    for (let i = 0; i < items.length; i += ITEM_ROWS) {
+      writes.push(
+        db
+          .insert(populationItems)
+          .values(items.slice(i, i + ITEM_ROWS))
+          .onConflictDoUpdate({
+            target: [populationItems.graphId, populationItems.item],
+            set: {
+              known: sql`${populationItems.known} + excluded.known`,
+              knownRight: sql`${populationItems.knownRight} + excluded.known_right`,
+              unknown: sql`${populationItems.unknown} + excluded.unknown`,
+              unknownRight: sql`${populationItems.unknownRight} + excluded.unknown_right`,
+            },
+          }),
+      );
+    }
+    const objectives = Object.entries(totals.objectives).map(([objective, c]) => ({ graphId, objective, ...c }));
+    for (let i = 0; i < objectives.length; i += OBJECTIVE_ROWS) {
+      writes.push(
+        db
+          .insert(populationObjectives)
+          .values(objectives.slice(i, i + OBJECTIVE_ROWS))
+          .onConflictDoUpdate({
+            target: [populationObjectives.graphId, populationObjectives.objective],
+            set: {
+              episodes: sql`${populationObjectives.episodes} + excluded.episodes`,
+              knownAtStart: sql`${populationObjectives.knownAtStart} + excluded.known_at_start`,
+              learnOpportunities: sql`${populationObjectives.learnOpportunities} + excluded.learn_opportunities`,
+              learnings: sql`${populationObjectives.learnings} + excluded.learnings`,
+              teachOpportunities: sql`${populationObjectives.teachOpportunities} + excluded.teach_opportunities`,
+              teachings: sql`${populationObjectives.teachings} + excluded.teachings`,
+            },
+          }),
+      );
+    }
+    writes.push(
+      db
+        .insert(populationGraphs)
+        .values({ graphId, version: 1, learners: totals.speed.learners, logSquares: totals.speed.logSquares, updatedAt: nowMs })
+        .onConflictDoUpdate({
+          target: populationGraphs.graphId,
+          set: {
+            version: sql`${populationGraphs.version} + 1`,
+            learners: sql`${populationGraphs.learners} + excluded.learners`,
+            logSquares: sql`${populationGraphs.logSquares} + excluded.log_squares`,
+            updatedAt: nowMs,
+          },
+        }),
+    );
+  }
+  return writes;
+}

@@ -1,0 +1,89 @@
+/**
+ * The rates the engine's decisions depend on, as learned from a graph's population (estimate.ts):
+ * per item how often it is answered right without mastery (guess) and missed with it (slip); per
+ * objective how likely a learner who knows its prerequisites already knows it (prior), how fast
+ * practice and instruction teach it (learn, teach) and how often a learner cannot learn it at all
+ * (blocked); and how much learners differ in speed (speedSpread: sd of the log of a learner's speed).
+ * Every value has a prior for a new graph, objective or item (PRIORS), and each level shrinks
+ * towards the level above it (item → objective → graph → prior).
+ */
+
+export interface ItemRates {
+  guess: number;
+  slip: number;
+}
+
+export interface ObjectiveRates extends ItemRates {
+  prior: number;
+  learn: number;
+  teach: number;
+  blocked: number;
+}
+
+export interface PopulationRates {
+  /** identifies the statistics the rates were computed from (a registration's decisions record it) */
+  version: string;
+  graph: ObjectiveRates;
+  objectives: Readonly<Record<string, ObjectiveRates>>;
+  items: Readonly<Record<string, ItemRates>>;
+  speedSpread: number;
+}
+
+/**
+ * The priors: what the engine assumes of a graph nobody has answered yet. Guess and slip sit inside
+ * the bounds knowledge-tracing fits keep (guess ≤ 0.3, slip ≤ 0.1 on ASSISTments: Baker, Corbett &
+ * Aleven 2008) with some room: 0.2 and 0.1. Learning 0.2 per opportunity is the middle of the rates
+ * such fits report (0.05–0.5); instruction is assumed no better than practice until the population
+ * shows it. A learner knows a new objective beforehand with probability 0.3, is blocked on it with
+ * 0.02 (not estimated: estimate.ts says why); learners' speeds differ by ×/÷ 1.4 (sd 0.35 of the
+ * log). Each prior counts as `weight` observations (answers, opportunities or learners) against the
+ * population's own.
+ */
+export const PRIORS = {
+  guess: { mean: 0.2, weight: 20 },
+  slip: { mean: 0.1, weight: 20 },
+  learn: { mean: 0.2, weight: 10 },
+  teach: { mean: 0.2, weight: 10 },
+  prior: { mean: 0.3, weight: 10 },
+  blocked: { mean: 0.02 },
+  speedSpread: { mean: 0.35, weight: 10 },
+} as const;
+
+/** P(an objective is known although a prerequisite is not): what the prerequisite graph does not capture. */
+export const LEAK = 0.05;
+
+/** How strongly a lower level (objective, item) is pulled to the level above it (in observations). */
+export const SHRINK = { objective: 10, item: 10 } as const;
+
+/** Bounds that keep a fitted model non-degenerate (a guess above 1 − slip would invert what an answer means). */
+export const BOUNDS = {
+  guess: [0.01, 0.45],
+  slip: [0.01, 0.3],
+  learn: [0.01, 0.95],
+  prior: [0.01, 0.99],
+  speedSpread: [0.05, 1],
+} as const;
+
+export function priorRates(): ObjectiveRates {
+  return {
+    guess: PRIORS.guess.mean,
+    slip: PRIORS.slip.mean,
+    prior: PRIORS.prior.mean,
+    learn: PRIORS.learn.mean,
+    teach: PRIORS.teach.mean,
+    blocked: PRIORS.blocked.mean,
+  };
+}
+
+/** The rates of a graph nobody has answered yet. */
+export function priorPopulation(): PopulationRates {
+  return { version: "prior", graph: priorRates(), objectives: {}, items: {}, speedSpread: PRIORS.speedSpread.mean };
+}
+
+export function objectiveRates(p: PopulationRates, objective: string): ObjectiveRates {
+  return p.objectives[objective] ?? p.graph;
+}
+
+export function itemRates(p: PopulationRates, item: string, objective: ObjectiveRates): ItemRates {
+  return p.items[item] ?? objective;
+}

@@ -1,0 +1,102 @@
+/**
+ * One learner read with a population's rates: the learner's speed, and each objective's evidence as
+ * a local factor of the scope's network (beliefs.ts), the learner's speed uncertainty integrated
+ * out (with the objective's own evidence left out of the speed, so it is not counted twice).
+ * Computed once per request; everything in it is lazy and memoized.
+ */
+import type { LocalFactor } from "./beliefs";
+import { type EpisodeEnd, type EpisodeRates, forward, smooth } from "./episode";
+import type { ObjectiveEvidence } from "./evidence";
+import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
+import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
+
+export function episodeRates(population: PopulationRates, objective: string, speed: number): EpisodeRates {
+  const o = objectiveRates(population, objective);
+  return { objective: o, item: (label) => itemRates(population, label, o), speed };
+}
+
+export class LearnerReading {
+  #speed: SpeedPosterior | undefined;
+  readonly #factors = new Map<string, LocalFactor>();
+  readonly #startKnown = new Map<string, number>();
+
+  /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
+  constructor(
+    readonly evidence: Readonly<Record<string, ObjectiveEvidence>>,
+    readonly population: PopulationRates,
+    readonly prerequisites: (objective: string) => readonly string[] = () => [],
+  ) {}
+
+  get speed(): SpeedPosterior {
+    this.#speed ??= speedPosterior(this.evidence, (k, s) => this.rates(k, s), this.population.speedSpread);
+    return this.#speed;
+  }
+
+  /**
+   * P(the objective's prerequisites were known before the learner began on them here): the product
+   * over the prerequisites the learner worked on of P(known at the start of their own episode). One
+   * never worked on is no evidence either way (taken as known, as contribute.ts does).
+   */
+  startKnown(objective: string): number {
+    let p = this.#startKnown.get(objective);
+    if (p === undefined) {
+      p = 1;
+      for (const q of this.prerequisites(objective)) {
+        const e = this.evidence[q];
+        if (e && (e.steps.length || e.foldedAnswers)) p *= smooth(e, { ...episodeRates(this.population, q, 1), startKnown: this.startKnown(q) }).knownAtStart;
+      }
+      this.#startKnown.set(objective, p);
+    }
+    return p;
+  }
+
+  /** The learner's speed multiplier (posterior geometric mean). */
+  get typicalSpeed(): number {
+    return Math.exp(this.speed.meanLog);
+  }
+
+  rates(objective: string, speed = this.typicalSpeed): EpisodeRates {
+    return { ...episodeRates(this.population, objective, speed), startKnown: this.startKnown(objective) };
+  }
+
+  /** The objective's evidence under each case of its prerequisites, the learner's speed integrated out. */
+  factor(objective: string): LocalFactor {
+    let f = this.#factors.get(objective);
+    if (!f) {
+      f = this.#compute(objective);
+      this.#factors.set(objective, f);
+    }
+    return f;
+  }
+
+  #compute(objective: string): LocalFactor {
+    const ends = this.speed.ends.get(objective);
+    if (!ends) {
+      const end = forward(
+        { items: [], steps: [], foldedAnswers: 0, foldedRight: 0, foldedTaught: 0, answers: 0, right: 0, work: 0, last: 0 },
+        this.rates(objective),
+      );
+      return { known: end.known, unknown: end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
+    }
+    const w = weightsWithout(this.speed, objective);
+    const first = ends[0] as EpisodeEnd;
+    const scale = Math.max(first.logGuessing, first.logKnowing, ...ends.map((e) => e.logScale));
+    let known = 0;
+    let unknown = 0;
+    let blocked = 0;
+    for (let i = 0; i < SPEEDS.length; i++) {
+      const e = ends[i] as EpisodeEnd;
+      const m = (w[i] as number) * Math.exp(e.logScale - scale);
+      known += m * e.known;
+      unknown += m * e.unknown;
+      blocked += m * e.blocked;
+    }
+    return {
+      known,
+      unknown,
+      blocked,
+      leakKnown: LEAK * Math.exp(first.logKnowing - scale),
+      leakUnknown: (1 - LEAK) * Math.exp(first.logGuessing - scale),
+    };
+  }
+}
