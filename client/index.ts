@@ -10,6 +10,7 @@ import createClient, { type Client, type FetchResponse, type MaybeOptionalInit }
 import { type ClientCredentials, TokenCache, type TokenResponse } from "./auth";
 import { eventBatches, type HistoryEvent, idempotencyKeyOf } from "./batches";
 import { PathwiseError } from "./errors";
+import { awaitReceipt, chunksOf, type EraseOptions, jsonArrayElements } from "./lifecycle";
 import { Pacer, type PacerOptions } from "./pacer";
 import type { components, paths } from "./schema";
 import { type Authenticator, createTransport, errorOf, type FetchFn, type RetryOptions } from "./transport";
@@ -17,6 +18,7 @@ import { type Authenticator, createTransport, errorOf, type FetchFn, type RetryO
 export type { ClientCredentials, TokenResponse } from "./auth";
 export { eventBatches, type HistoryEvent, MAX_BATCH_EVENTS } from "./batches";
 export { type ApiErrorBody, isPathwiseError, type LimitedBy, type OAuthErrorBody, PathwiseError, PathwiseNetworkError } from "./errors";
+export type { EraseOptions } from "./lifecycle";
 export { limitOf } from "./pacer";
 export type { RetryOptions } from "./transport";
 export type { components, paths };
@@ -98,6 +100,14 @@ export interface PathwiseClient {
   list<P extends ListPath>(path: P, ...init: InitArgs<MaybeOptionalInit<paths[P], "get">>): AsyncGenerator<ListItem<P>>;
   /** posts a history of events for one registration: ≤ 500-event batches, oldest batch first, each newest first; a retried batch never counts twice */
   sendEvents(registrationId: string, events: readonly HistoryEvent[], options?: SendEventsOptions): Promise<{ batches: number; events: number }>;
+  /** erases an account and everything of its registrations (partner admin), resolving with the complete receipt (docs/privacy.md) */
+  eraseAccount(accountId: string, options?: EraseOptions): Promise<Schemas["ErasureReceipt"]>;
+  /** erases a learning instance, its registrations and goals (accounts stay), resolving with the complete receipt */
+  eraseLearningInstance(learningInstanceId: string, options?: EraseOptions): Promise<Schemas["ErasureReceipt"]>;
+  /** an account's export as it streams: the bytes of the JSON document (`format` json) or of the xAPI array, to store as they come */
+  exportAccount(accountId: string, options?: { format?: "json" | "xapi" }): AsyncGenerator<Uint8Array>;
+  /** an account's export as xAPI 1.0.3 statements, parsed one at a time as they stream */
+  exportStatements(accountId: string): AsyncGenerator<Schemas["XapiStatement"]>;
 }
 
 export type StatusRow = Schemas["StatusAndProgressTable"]["data"][number];
@@ -240,6 +250,29 @@ export function createPathwiseClient(options: PathwiseClientOptions): PathwiseCl
           opts.onBatch?.(i + 1, batches.length);
         }
         return { batches: batches.length, events: events.length };
+      },
+
+      async eraseAccount(accountId, opts) {
+        const { erasure_id } = await POST("/v0/accounts/{account_id}/erasure", { params: { path: { account_id: accountId } } });
+        return awaitReceipt(() => GET("/v0/erasures/{erasure_id}", { params: { path: { erasure_id } } }), opts);
+      },
+
+      async eraseLearningInstance(id, opts) {
+        const { erasure_id } = await POST("/v0/learning-instances/{id}/erasure", { params: { path: { id } } });
+        return awaitReceipt(() => GET("/v0/erasures/{erasure_id}", { params: { path: { erasure_id } } }), opts);
+      },
+
+      async *exportAccount(accountId, opts = {}) {
+        const { data, error, response } = await api.GET("/v0/accounts/{account_id}/export", {
+          params: { path: { account_id: accountId }, query: { format: opts.format ?? "json" } },
+          parseAs: "stream",
+        });
+        if (!response.ok || !data) throw new PathwiseError(response.status, error, response, "GET /v0/accounts/{account_id}/export");
+        yield* chunksOf(data);
+      },
+
+      async *exportStatements(accountId) {
+        for await (const statement of jsonArrayElements(client.exportAccount(accountId, { format: "xapi" }))) yield statement as Schemas["XapiStatement"];
       },
     };
     return client;

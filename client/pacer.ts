@@ -1,4 +1,4 @@
-import { RATE_WINDOW_MS, type RateLimitRule, rateLimits } from "../src/rate-limits/table";
+import { lifecycleLimits, RATE_WINDOW_MS, type RateLimitRule, rateLimits } from "../src/rate-limits/table";
 
 /**
  * Client-side pacing for the spec 8.2 limits, so a well-behaved caller rarely sees a 429.
@@ -20,7 +20,7 @@ interface Route {
   rule: RateLimitRule;
 }
 
-const ROUTES: Route[] = Object.entries(rateLimits)
+const ROUTES: Route[] = Object.entries({ ...rateLimits, ...lifecycleLimits })
   .map(([key, rule]) => {
     const [method, template] = key.split(" ") as [string, string];
     const source = template

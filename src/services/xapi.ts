@@ -88,11 +88,18 @@ export async function claimStatements(db: Db, partnerId: string, statements: Map
       .from(xapiStatements)
       .where(and(eq(xapiStatements.partnerId, partnerId), inArray(xapiStatements.statementId, part))),
   );
-  const results = (await db.batch([...inserts, ...reads] as unknown as Parameters<Db["batch"]>[0])) as unknown as {
-    id: string;
-    registrationId?: string;
-    fingerprint?: string;
-  }[][];
+  let results: { id: string; registrationId?: string; fingerprint?: string }[][];
+  try {
+    results = (await db.batch([...inserts, ...reads] as unknown as Parameters<Db["batch"]>[0])) as unknown as typeof results;
+  } catch (error) {
+    // A registration whose erasure completed since the request read it (its row is gone: docs/privacy.md).
+    if (!String(error).includes("FOREIGN KEY constraint failed")) throw error;
+    const live = await statementTargets(db, [...new Set(statements.map((s) => s.registrationId))]);
+    throw badRequest(
+      "A statement names a registration that no longer exists (it was erased while the request ran); nothing was stored.",
+      statements.filter((s) => !live.has(s.registrationId)).map((s) => ({ path: `${s.at}.context.registration`, message: "no such registration" })),
+    );
+  }
   const inserted = results
     .slice(0, inserts.length)
     .flat()

@@ -1,6 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { openDb } from "../../src/db/client";
 import type { IngestRequest } from "../../src/objects/registration/rpc";
+import { claimStatements } from "../../src/services/xapi";
+import type { MappedStatement } from "../../src/services/xapi-mapping";
 import { call, createAccount, createInstance, type Json, newPartner, register } from "../support/api";
 import { createGoal } from "../support/goals";
 import { graded, receipt, requestErasure } from "../support/lifecycle";
@@ -112,5 +115,30 @@ describe("erasure while events are posted", () => {
     }));
     expect(left).toEqual({ tables: [], keys: ["erased"] });
     expect(await runInDurableObject(stub, (_o: unknown, state: DurableObjectState) => state.storage.getAlarm())).toBeNull();
+  });
+  it("an xAPI statement whose registration's erasure completed after the request read it is refused with 400, nothing stored", async () => {
+    const p = await newPartner("Racing statement partner");
+    const account = await createAccount(p);
+    const reg = await register(p, account.id, (await createInstance(p)).id, "learner");
+    // what the route has mapped and checked before it claims the ids, the registration's row gone since
+    const mapped: MappedStatement = {
+      id: crypto.randomUUID(),
+      registrationId: crypto.randomUUID(),
+      actorName: account.external_user_id,
+      at: "body[1]",
+      event: {
+        kind: "graded",
+        moduleId: "mref-a1",
+        occurredAt: Date.now() - 1000,
+        path: "body[1].object.id",
+        correct: true,
+        statement: { id: "s", fingerprint: "f" },
+      },
+    };
+    const live: MappedStatement = { ...mapped, id: crypto.randomUUID(), registrationId: reg.id, at: "body[0]" };
+    const refused = await claimStatements(openDb(env.DB), p.partner_id, [live, mapped], Date.now()).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, details: [{ path: "body[1].context.registration", message: "no such registration" }] });
+    const claims = await env.DB.prepare("SELECT COUNT(*) AS n FROM xapi_statements WHERE partner_id = ?").bind(p.partner_id).first<{ n: number }>();
+    expect(claims?.n).toBe(0);
   });
 });

@@ -48,7 +48,10 @@ export async function eraseStorage(storage: DurableObjectStorage): Promise<Erase
   if (done) return done;
   const counts: ErasedCounts = {};
   const tables = storage.sql
-    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 4) <> '_cf_' AND substr(name, 1, 7) <> 'sqlite_'")
+    // the runtime's own tables (_cf_*, sqlite_*, a local runtime's __*) are not the registration's data
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 4) <> '_cf_' AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 2) <> '__'",
+    )
     .toArray();
   for (const { name } of tables) {
     counts[STORE_NAMES[name] ?? name] = storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM "${name.replaceAll('"', '""')}"`).one().n;
