@@ -9,6 +9,7 @@ import { distinctObjectives, type PredictedScoreRequest } from "../schemas/predi
 import { graphMatch, loadRuntimeGraph } from "./graph-store";
 import { itemPoolsFor, loadItemParams } from "./item-params";
 import { checkAnswerSize } from "./predicted-score-size";
+import { memoizedScores } from "./score-memo";
 import { WorkSlice } from "./work-slice";
 
 /** Score lists computed between two yields to the isolate's other requests (about 10 ms of work). */
@@ -32,7 +33,8 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const [graphRows, found] = await db.batch([
     db.select().from(graphs).where(graphWhere),
     db
-      .select({ id: accounts.id, body: accountProjections.body })
+      // the body as stored (text): parsed only for an account whose scores are not memoized (./score-memo.ts)
+      .select({ id: accounts.id, revision: accountProjections.revision, raw: sql<string | null>`${accountProjections.body}` })
       .from(accounts)
       .leftJoin(
         accountProjections,
@@ -65,7 +67,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   checkAnswerSize(body, graph.label, ids.length);
   // Work units of one account: its score lists (as the decided product counts them).
   const scoresPerAccount = (body.grouped_learning_objectives.length + distinctObjectives(body.grouped_learning_objectives) + 1) * body.confidence_levels.length;
-  const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
+  const projections = new Map(found.map((r) => [r.id, r] as const));
   const pool = itemPoolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
   const groups = body.grouped_learning_objectives.map((g) => ({
@@ -81,8 +83,11 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool, lattices: new Map() };
   const account_scores: Record<string, ReturnType<typeof predictedScores>> = {};
   const slice = new WorkSlice(SLICE_SCORES);
+  const shape = `${graph.id}@${graph.version} ${JSON.stringify([groups, options])}`;
   for (const id of ids) {
-    account_scores[id] = predictedScores(projections.get(id), groups, options, ctx);
+    const row = projections.get(id);
+    const key = `${id} ${row?.revision ?? 0} ${shape}`;
+    account_scores[id] = memoizedScores(pool, key, nowMs, row?.raw ?? null, (projection) => predictedScores(projection, groups, options, ctx));
     await slice.spent(scoresPerAccount);
   }
   return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
