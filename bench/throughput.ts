@@ -17,13 +17,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { tokenFor } from "../scripts/lib/seed-demo";
+import { signAccessToken, verifyAccessToken } from "../src/auth/access-token";
+import { shardIndex } from "../src/rate-limits/token-shards";
 import { buildAll } from "./throughput/build";
+import { type ClassStart, classStart, classStartErrors, classStartRow, seedClassStart } from "./throughput/class-start";
 import { loadAverage, settle } from "./throughput/cpu";
 import { type RoundResult, round, type Traffic } from "./throughput/load";
 import { openProfiler, summarizeProfile } from "./throughput/profile";
 import * as S from "./throughput/scenarios";
 import { Api, fillHistory, type Klass, postGraph, sampleGraph, seedClass, synthetic } from "./throughput/seed";
-import { startServer } from "./throughput/server";
+import { SIGNING_KEY, startServer } from "./throughput/server";
 import { atLeast, atMost, type BudgetLine, budgetLine, fmt, ratio, type Summary, summarize, table } from "./throughput/stats";
 
 const { values } = parseArgs({
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     profile: { type: "string" },
     "app-root": { type: "string" },
+    "class-start-learners": { type: "string" },
   },
   allowPositionals: true,
 });
@@ -47,6 +51,7 @@ const ROUNDS = Number(values.rounds ?? (QUICK ? 1 : 3));
 const SERIES_SECONDS = Number(values["series-seconds"] ?? (QUICK ? 2 : 5));
 const WARMUP_SECONDS = QUICK ? 1 : 2;
 const LEARNERS = Number(values.learners ?? 1000);
+const CLASS_START_LEARNERS = Number(values["class-start-learners"] ?? 200);
 const PRIOR = (values["prior-events"] ?? (QUICK ? "10,1000,10000" : "10,1000,100000")).split(",").map(Number);
 const QUIET_MS = 1500;
 
@@ -157,6 +162,8 @@ async function main() {
       priorRegs.push(...history.registrations);
       series.history = history;
     }
+    const only = values.only?.split(",");
+    const classStartWorld = !only || only.includes("class-start") ? await seedClassStart(api, CLASS_START_LEARNERS) : undefined;
     const idle = await settle(pids, 3000, 120_000);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     log(`seeded in ${seedSeconds.toFixed(0)} s (queues drained: ${idle.quiet}) [${elapsed()}]`);
@@ -181,6 +188,37 @@ async function main() {
       { key: "token", label: "POST /v0/oauth/token", traffic: () => S.tokenIssue(w, sample) },
       { key: "floor-token", label: "floor: token issue", traffic: () => S.floorToken(w, sample) },
     ];
+    // One token over 64 registrations: the old design (a token without the gate_shards claim, as
+    // issued before sharding: one TokenGate object) and the new (a token as issued now), same Worker.
+    const oneShard = await signAccessToken(
+      {
+        jti: crypto.randomUUID(),
+        partner_id: server.credentials.partner_id,
+        account_id: server.credentials.admin_account_id,
+        admin: true,
+        exp: Math.floor(Date.now() / 1000) + 6 * 3600,
+      },
+      SIGNING_KEY,
+    );
+    const sharded = await tokenFor(server.app, server.credentials, server.credentials.admin_external_user_id);
+    const claims = await verifyAccessToken(sharded, SIGNING_KEY, Math.floor(Date.now() / 1000));
+    const shards = claims.ok ? (claims.claims.gate_shards ?? 1) : 1;
+    const designs = [
+      { key: "1", label: "old: one TokenGate per token", token: oneShard, shards: 1 },
+      { key: `${shards}`, label: `new: ${shards} shards per token`, token: sharded, shards },
+    ];
+    const oneToken: Scenario[] = designs.flatMap((d) => [
+      {
+        key: `token-reads-${d.key}`,
+        label: `one token, 64 registrations, reads (${d.label})`,
+        traffic: () => S.registrationReads({ ...w, token: d.token }, sample, 64),
+      },
+      {
+        key: `token-events-${d.key}`,
+        label: `one token, 64 registrations, graded events (${d.label})`,
+        traffic: () => S.graded({ ...w, token: d.token }, sample, 64),
+      },
+    ]);
     const seriesScenarios: Scenario[] = [];
     if (!values["no-series"]) {
       for (const [i, n] of PRIOR.entries()) {
@@ -203,7 +241,7 @@ async function main() {
     if (values.profile) {
       const profiler = await openProfiler(9329, "pathwise");
       for (const key of values.profile.split(",")) {
-        const s = [...main, ...seriesScenarios].find((m) => m.key === key);
+        const s = [...main, ...oneToken, ...seriesScenarios].find((m) => m.key === key);
         if (!s) throw new Error(`--profile: no scenario ${key}`);
         await runRound(s, WARMUP_SECONDS, pids, false);
         await profiler.start();
@@ -213,9 +251,20 @@ async function main() {
       profiler.close();
       return;
     }
+    let start: ClassStart | undefined;
+    if (classStartWorld) {
+      log(`class start: ${CLASS_START_LEARNERS} learners' first answers at once [${elapsed()}]`);
+      start = await classStart(server.app, api.token, classStartWorld);
+      await settle(pids, QUIET_MS, 120_000);
+      log(`  ${JSON.stringify(start.statuses)} in ${(start.wallMs / 1000).toFixed(2)} s${start.failures.length ? `; ${start.failures.join(" | ")}` : ""}`);
+    }
     log(`main scenarios: ${ROUNDS} rounds x ${SECONDS} s, ${S.CONNECTIONS} connections`);
-    const only = values.only?.split(",");
     await runAll(only ? main.filter((s) => only.includes(s.key)) : main, ROUNDS, SECONDS, pids);
+    const oneTokenRun = only ? oneToken.filter((s) => only.includes(s.key)) : oneToken;
+    if (oneTokenRun.length) {
+      log(`one token over 64 registrations, old and new design: ${ROUNDS} rounds x ${SECONDS} s`);
+      await runAll(oneTokenRun, ROUNDS, SECONDS, pids);
+    }
 
     if (!values["no-series"]) {
       log(`series: 1 round x ${SERIES_SECONDS} s`);
@@ -271,6 +320,24 @@ async function main() {
     }
     out(table(["answer + recommendation", "pairs/s", "answer p50 / p99 ms", "recommendation p50 / p99 ms", "server CPU ms/pair"], pairRows));
 
+    if (start) {
+      out("\nClass start (first answers of every learner at once, each sent once; latency per answer):");
+      out(table(["class start", "answered 2xx", "errors", "p50 ms", "p99 ms", "max ms", "all answered in s"], [classStartRow(start)]));
+    }
+    if (oneTokenRun.length) {
+      const spread = new Set(sample.registrations.slice(0, 64).map((r) => shardIndex(`GET /v0/registrations/${r}`, shards))).size;
+      out(`\nOne token over 64 registrations (the new token's reads fall on ${spread} of its ${shards} gate objects; the old token's on 1):`);
+      out(
+        table(
+          ["scenario", "req/s", "p50 ms", "p99 ms", "server CPU ms/request"],
+          oneTokenRun.map((s) => {
+            const m = summary(s.key);
+            return [s.label, fmt.rps(m.rps), fmt.ms(m.p50), fmt.ms(m.p99), fmt.ms(m.cpu)];
+          }),
+        ),
+      );
+    }
+
     const budget: BudgetLine[] = [];
     for (const s of main) {
       const fl = floors[s.key];
@@ -278,6 +345,13 @@ async function main() {
       budget.push(atLeast(`${s.label} >= 0.6 of its floor`, ratio(summary(s.key).rps, summary(fl).rps), 0.6, "ratio to floor"));
     }
     const today: Record<string, number> = { accounts: 0.067, graded: 0.02, batch: 0.016, token: 0.018 };
+    if (start) {
+      budget.push({
+        name: `class start: ${start.learners} first answers at once on a cold 2,000-objective graph, 0 errors`,
+        met: classStartErrors(start) === 0,
+        detail: `errors ${classStartErrors(start)} (statuses ${JSON.stringify(start.statuses)})`,
+      });
+    }
     for (const [key, was] of Object.entries(today)) {
       const label = main.find((s) => s.key === key)?.label ?? key;
       budget.push(atLeast(`${label} >= 2x today's ratio to hello-world`, ratio(summary(key).rps, hello.rps), 2 * was, "ratio to hello-world"));

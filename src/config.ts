@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Env } from "./env";
+import { DEFAULT_TOKEN_GATE_SHARDS, MAX_TOKEN_GATE_SHARDS } from "./rate-limits/token-shards";
 
 /**
  * The deployment's settings, parsed from the environment (wrangler.toml `[vars]`, `.dev.vars`,
@@ -13,6 +14,12 @@ export interface Config {
   accessTokenTtlSeconds: number;
   refreshTokenTtlSeconds: number;
   rateLimits: RateLimitConfig;
+  /**
+   * TOKEN_GATE_SHARDS: how many Durable Objects one new access token's revocation check and windows
+   * are spread over (docs/rate-limits.md "Shards"); written into the token, so a change applies to
+   * tokens issued afterwards. 1 is one object per token.
+   */
+  tokenGateShards: number;
   /**
    * CORS_ALLOWED_ORIGINS: origins (scheme://host[:port]) whose browsers may call /v0 across origins.
    * Empty (the default): CORS is off, no Access-Control-* header is sent (decisions.md).
@@ -75,6 +82,9 @@ const EnvSettings = z.object({
   RATE_LIMIT_MULTIPLIER: multiplier.default(1),
   IP_RATE_LIMIT: integer(1).default(60),
   IP_QUEUE_SIZE: integer(0).default(10),
+  TOKEN_GATE_SHARDS: integer(1)
+    .pipe(z.number().max(MAX_TOKEN_GATE_SHARDS, { message: `must be at most ${MAX_TOKEN_GATE_SHARDS}` }))
+    .default(DEFAULT_TOKEN_GATE_SHARDS),
   TOKEN_SIGNING_KEY: z.string().min(32, { message: "must be at least 32 characters (openssl rand -hex 32)" }),
   CORS_ALLOWED_ORIGINS: origins.default([]),
   OPERATOR_TOKEN: z.string().min(32, { message: "must be at least 32 characters (openssl rand -hex 32)" }).optional(),
@@ -102,6 +112,7 @@ export function configFrom(env: Env): Config {
       ipLimit: s.IP_RATE_LIMIT,
       ipQueueSize: s.IP_QUEUE_SIZE,
     },
+    tokenGateShards: s.TOKEN_GATE_SHARDS,
     corsAllowedOrigins: s.CORS_ALLOWED_ORIGINS,
     ...(s.OPERATOR_TOKEN ? { operatorToken: s.OPERATOR_TOKEN } : {}),
   };

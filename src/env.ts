@@ -30,6 +30,8 @@ export interface Env {
   IP_RATE_LIMIT?: string;
   /** requests per (client IP, URI path) queued beyond IP_RATE_LIMIT before 429 ip-limited */
   IP_QUEUE_SIZE?: string;
+  /** shards of each new access token's gate (1 .. 64; default 16): one token's traffic spreads over that many objects */
+  TOKEN_GATE_SHARDS?: string;
   /** comma-separated web origins allowed to call /v0 from a browser; unset or empty: CORS off */
   CORS_ALLOWED_ORIGINS?: string;
   /** bearer secret of the operator diagnostics (a secret: `wrangler secret put OPERATOR_TOKEN`); unset: they are off */

@@ -23,7 +23,7 @@ const idempotencyKey = () => `bench-${process.pid}-${Date.now().toString(36)}-${
 const pick = <T>(list: readonly T[], n: number, connection: number, step: number, connections: number) =>
   list[(connection + step * connections) % Math.min(n, list.length)] as T;
 
-export function gradedEvent(k: Klass, moduleIndex: number) {
+export function gradedEvent(k: Pick<Klass, "assessing">, moduleIndex: number) {
   return {
     module_id: k.assessing[moduleIndex % k.assessing.length],
     is_correct: moduleIndex % 3 !== 0,
@@ -159,6 +159,15 @@ export function floorAnswerThenRecommend(w: World, k: Klass, registrations = 200
         ? { method: "POST", path: `/event/${reg}`, body: JSON.stringify(gradedEvent(k, c * 7919 + s)) }
         : { method: "GET", path: `/recommendation/${reg}` };
     },
+  };
+}
+
+/** One token's reads of `registrations` learners' registrations (GET /v0/registrations/{id}), connections interleaved. */
+export function registrationReads(w: World, k: Klass, registrations = 64): Traffic {
+  return {
+    url: w.app,
+    sequence: 1,
+    next: (c, s) => ({ method: "GET", path: `/v0/registrations/${pick(k.registrations, registrations, c, s, CONNECTIONS)}`, headers: json(w.token) }),
   };
 }
 

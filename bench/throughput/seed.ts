@@ -108,16 +108,9 @@ export async function fillHistory(api: Api, registration: string, graph: GraphIn
   }
 }
 
-/** A learning instance on `graph` with `learners` learners (accounts created in /batch calls of 50), a goal assigned to all, and `events` events of history each. */
-export async function seedClass(api: Api, graph: GraphInfo, name: string, learners: number, events: number, concurrency: number): Promise<Klass> {
+/** A learning instance on `graph` with `learners` learners (accounts created in /batch calls of 50), no goal, no history. */
+export async function enrol(api: Api, graph: GraphInfo, name: string, learners: number, concurrency: number): Promise<Omit<Klass, "goalId">> {
   const li = await api.call("POST", "/v0/learning-instances", { graph_id: graph.label, name });
-  const goal = await api.call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
-    name: `${name} goal`,
-    adaptive_behavior: "practice",
-    targets: { include: graph.targets },
-    scope: { remediation_depth: "two" },
-    completion_criteria: { min_predicted_mastery: 0.8, min_work_per_target: 3 },
-  });
   const externalIds = Array.from({ length: learners }, (_, i) => `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-learner-${i}`);
   const chunks: string[][] = [];
   for (let i = 0; i < externalIds.length; i += 50) chunks.push(externalIds.slice(i, i + 50));
@@ -136,17 +129,29 @@ export async function seedClass(api: Api, graph: GraphInfo, name: string, learne
     concurrency,
     async (account) => (await api.call("POST", "/v0/registrations", { account_id: account, learning_instance_id: li.id, type: "learner" })).id as string,
   );
-  await api.call("PUT", `/v0/learning-instances/${li.id}/scoped-goals/${goal.id}/registrations`, { action: "assign", registration_type: "learner" });
-  const endMs = Date.now() - 3_600_000;
-  if (events > 0) await pool(registrations, concurrency, (reg, i) => fillHistory(api, reg, graph, events, endMs, i + 1));
   return {
     graphLabel: graph.label,
     instanceId: li.id,
-    goalId: goal.id,
     registrations,
     accounts,
     externalIds,
     assessing: graph.assessing,
     objectives: graph.objectives,
   };
+}
+
+/** `enrol`, then a goal assigned to every learner and `events` events of history each. */
+export async function seedClass(api: Api, graph: GraphInfo, name: string, learners: number, events: number, concurrency: number): Promise<Klass> {
+  const klass = await enrol(api, graph, name, learners, concurrency);
+  const goal = await api.call("POST", `/v0/learning-instances/${klass.instanceId}/scoped-goals`, {
+    name: `${name} goal`,
+    adaptive_behavior: "practice",
+    targets: { include: graph.targets },
+    scope: { remediation_depth: "two" },
+    completion_criteria: { min_predicted_mastery: 0.8, min_work_per_target: 3 },
+  });
+  await api.call("PUT", `/v0/learning-instances/${klass.instanceId}/scoped-goals/${goal.id}/registrations`, { action: "assign", registration_type: "learner" });
+  const endMs = Date.now() - 3_600_000;
+  if (events > 0) await pool(klass.registrations, concurrency, (reg, i) => fillHistory(api, reg, graph, events, endMs, i + 1));
+  return { ...klass, goalId: goal.id };
 }

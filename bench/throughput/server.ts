@@ -13,7 +13,7 @@ import type { Bundles } from "./build";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** The deployment's TOKEN_SIGNING_KEY is a secret; the benchmark signs with a fixed one. */
-const SIGNING_KEY = "bench-signing-key-0123456789abcdef0123456789abcdef";
+export const SIGNING_KEY = "bench-signing-key-0123456789abcdef0123456789abcdef";
 
 export interface Server {
   mf: Miniflare;

@@ -16,6 +16,8 @@ export interface TokenClaims {
   admin: boolean;
   /** expiry, seconds since the epoch */
   exp: number;
+  /** shards of the token's gate (src/rate-limits/token-shards.ts); absent: one (tokens issued before sharding) */
+  gate_shards?: number;
 }
 
 const PREFIX = "pw1";
@@ -54,6 +56,7 @@ export async function verifyAccessToken(token: string, secret: string, nowSecond
   } catch {
     return { ok: false, reason: "malformed" };
   }
+  if (claims.gate_shards !== undefined && !(Number.isInteger(claims.gate_shards) && claims.gate_shards >= 1)) return { ok: false, reason: "malformed" };
   if (typeof claims.exp !== "number" || claims.exp <= nowSeconds) return { ok: false, reason: "expired" };
   return { ok: true, claims };
 }

@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { verifyAccessToken } from "../auth/access-token";
-import type { AdmitResult, LimitCheck } from "../objects/token-gate";
+import { type TokenClaims, verifyAccessToken } from "../auth/access-token";
+import type { LimitCheck } from "../objects/token-gate";
 import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
 import { MAX_BATCH_EVENTS } from "../schemas/limits";
+import { admitRequest } from "./admit";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
 import { ApiError, serviceUnavailable, unauthorized } from "./errors";
@@ -17,9 +18,10 @@ const MAX_STATEMENT_WINDOWS = MAX_BATCH_EVENTS;
 
 /**
  * The one gate in front of every API endpoint: bearer token -> caller (signature check, no storage
- * read), then a single call to the token's TokenGate object, which refuses revoked tokens and
- * counts the request against the endpoint's rate limit (src/http/rate-limits.ts; partner limits
- * are forwarded by the TokenGate to the PartnerGate). Validation and the caller rule follow in the
+ * read), then one call to the shard of the token's TokenGate that holds the request's window
+ * (src/http/admit.ts), which refuses revoked tokens and counts the request against the endpoint's
+ * rate limit (src/rate-limits/table.ts; partner limits are forwarded by the TokenGate to the
+ * PartnerGate). Validation and the caller rule follow in the
  * route (zod validators, then `authorize`), so a refused request (401, 429) is not processed at all.
  * A failed authentication is itself IP-limited (spec 8.1.1): the 401 is answered late or refused.
  */
@@ -35,8 +37,9 @@ export function protect(key: RouteKey) {
     }
     const { claims } = verified;
     const { rateLimits } = c.get("config");
-    const check = rule && rateLimits.enabled ? await limitCheck(c, rule, key, method, pattern, claims.partner_id, rateLimits.multiplier) : undefined;
-    const admitted = await admit(c, claims.jti, claims.exp * 1000, check);
+    const path = concretePath(c, method, pattern);
+    const check = rule && rateLimits.enabled ? await limitCheck(c, rule, key, path, claims.partner_id, rateLimits.multiplier) : undefined;
+    const admitted = await admit(c, claims, path, check);
     if (!admitted.ok) {
       if (admitted.reason === "revoked") throw await failedAuthentication(c, unauthorized("The access token has been revoked."));
       throw new ApiError(429, "Too many requests.", undefined, tooManyHeaders(admitted.reason, admitted.retryAfterMs, admitted.window));
@@ -55,12 +58,12 @@ export function protect(key: RouteKey) {
 }
 
 /**
- * The token's TokenGate decides (revocation, rate limits). If it cannot be reached the request is
+ * The token's gate decides (revocation, rate limits). If it cannot be reached the request is
  * refused with 503 and Retry-After: it fails closed, never admitting a token it could not check.
  */
-async function admit(c: Context<AppEnv>, jti: string, expiresAtMs: number, check: LimitCheck | undefined): Promise<AdmitResult> {
+async function admit(c: Context<AppEnv>, claims: TokenClaims, path: string, check: LimitCheck | undefined) {
   try {
-    return await c.env.TOKEN_GATE.get(c.env.TOKEN_GATE.idFromName(jti)).admit(expiresAtMs, check);
+    return await admitRequest(c.env, { jti: claims.jti, expiresAtMs: claims.exp * 1000, shards: claims.gate_shards ?? 1 }, path, check);
   } catch (error) {
     throw serviceUnavailable("The access token could not be checked right now; the request was not processed. Retry shortly.", error);
   }
@@ -73,18 +76,15 @@ export async function failedAuthentication(c: Context<AppEnv>, error: ApiError):
 }
 
 /**
- * What to count: token limits per (method, concrete path) — path parameters decoded and lower-cased
- * so that spellings of one resource share a window — partner limits per endpoint.
+ * "METHOD /concrete/path": path parameters decoded and lower-cased, so that spellings of one
+ * resource share a window (and a shard of the token's gate).
  */
-async function limitCheck(
-  c: Context<AppEnv>,
-  rule: RateLimitRule,
-  key: string,
-  method: string,
-  pattern: string,
-  partnerId: string,
-  multiplier: number,
-): Promise<LimitCheck> {
+function concretePath(c: Context<AppEnv>, method: string, pattern: string): string {
+  return `${method} ${pattern.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent((c.req.param(name) ?? "").toLowerCase()))}`;
+}
+
+/** What to count: token limits per (method, concrete path), partner limits per endpoint. */
+async function limitCheck(c: Context<AppEnv>, rule: RateLimitRule, key: string, path: string, partnerId: string, multiplier: number): Promise<LimitCheck> {
   let limit = rule.limit;
   let bucket: string | string[];
   if (rule.countsIn) {
@@ -92,8 +92,7 @@ async function limitCheck(
   } else if (rule.kind === "partner") {
     bucket = key;
   } else {
-    const path = pattern.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent((c.req.param(name) ?? "").toLowerCase()));
-    bucket = `${method} ${path}`;
+    bucket = path;
     if (rule.actions) {
       const action = await bodyAction(c);
       if (action !== undefined && Object.hasOwn(rule.actions, action)) {

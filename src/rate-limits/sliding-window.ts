@@ -75,6 +75,11 @@ export class SlidingWindowLog {
     return { allowed: true, limit, remaining: limit - n - 1, resetMs: (tightest?.oldest ?? now) + this.#windowMs - now };
   }
 
+  /** Takes back one request counted in `bucket` at exactly `t` (none if there is none). */
+  unhit(bucket: string, t: number): void {
+    this.#sql.exec("DELETE FROM rl_hits WHERE rowid = (SELECT rowid FROM rl_hits WHERE bucket = ? AND t = ? LIMIT 1)", bucket, t);
+  }
+
   /** Deletes every row that left the window at `now`; returns the window's exclusive lower bound. */
   prune(now: number): number {
     const since = now - this.#windowMs;

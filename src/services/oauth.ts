@@ -179,7 +179,7 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
   }
   await retire(env, db, beyond, "live-token cap");
   const accessToken = await signAccessToken(
-    { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp },
+    { jti, partner_id: partner.id, account_id: account.id, admin: account.id === partner.adminAccountId, exp, gate_shards: config.tokenGateShards },
     env.TOKEN_SIGNING_KEY,
   );
   return {

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
+import { SharedValue } from "../lib/shared-value";
 import { estimateRates } from "../tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../tracing/rates";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statistics";
@@ -14,9 +15,11 @@ import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statist
  * (docs/api-conventions.md "Freshness": population parameters at most 60 s behind).
  */
 export const POPULATION_TTL_MS = 30_000;
+/** While one caller re-reads expired rates, the others keep the previous ones this long at most (40 s in all). */
+const POPULATION_REFRESH_MS = 10_000;
 
 /** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */
-const cache = new Map<string, { at: number; version: number; rates: PopulationRates }>();
+const cache = new SharedValue<{ version: number; rates: PopulationRates }>(POPULATION_TTL_MS, POPULATION_REFRESH_MS);
 
 export function clearPopulationCache(): void {
   cache.clear();
@@ -25,19 +28,15 @@ export function clearPopulationCache(): void {
 /** The version of a graph's rates as a registration records it with its decisions. */
 const versionName = (graphUuid: string, version: number) => (version === 0 ? "prior" : `${graphUuid}:${version}`);
 
-/** The graph's current rates (the priors while nobody has answered), re-read when older than POPULATION_TTL_MS. */
+/** The graph's current rates (the priors while nobody has answered), shared by the isolate (src/lib/shared-value.ts). */
 export async function loadPopulationRates(db: Db, graphUuid: string, nowMs = Date.now()): Promise<PopulationRates> {
-  const hit = cache.get(graphUuid);
-  if (hit && nowMs - hit.at < POPULATION_TTL_MS) return hit.rates;
-  const head = await db.select({ version: populationGraphs.version }).from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)).get();
-  const version = head?.version ?? 0;
-  let rates: PopulationRates;
-  if (hit && hit.version === version) rates = hit.rates;
-  else if (version === 0) rates = priorPopulation();
-  else rates = estimateRates(await readTotals(db, graphUuid), versionName(graphUuid, version));
-  const stored = cache.get(graphUuid);
-  if (stored && stored.at >= nowMs) return stored.rates;
-  cache.set(graphUuid, { at: nowMs, version, rates });
+  const { rates } = await cache.get(graphUuid, nowMs, async (previous) => {
+    const head = await db.select({ version: populationGraphs.version }).from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)).get();
+    const version = head?.version ?? 0;
+    if (previous && previous.version === version) return previous;
+    if (version === 0) return { version, rates: priorPopulation() };
+    return { version, rates: estimateRates(await readTotals(db, graphUuid), versionName(graphUuid, version)) };
+  });
   return rates;
 }
 

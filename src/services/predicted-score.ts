@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { type AccountScores, predictedScoreSteps } from "../analytics";
+import { type AccountGraphProjection, type AccountScores, predictedScoreSteps } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
 import { ApiError, unprocessable } from "../http/errors";
@@ -9,6 +9,7 @@ import type { PredictedScoreRequest } from "../schemas/predicted-score";
 import { graphMatch, loadRuntimeGraph } from "./graph-store";
 import { itemPoolsFor, loadItemParams } from "./item-params";
 import { checkAnswerSize } from "./predicted-score-size";
+import { keepScores, keptScores } from "./score-memo";
 import { WorkSlice } from "./work-slice";
 
 /**
@@ -36,7 +37,8 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const [graphRows, found] = await db.batch([
     db.select().from(graphs).where(graphWhere),
     db
-      .select({ id: accounts.id, body: accountProjections.body })
+      // the body as stored (text): parsed only for an account whose scores are not memoized (./score-memo.ts)
+      .select({ id: accounts.id, revision: accountProjections.revision, raw: sql<string | null>`${accountProjections.body}` })
       .from(accounts)
       .leftJoin(
         accountProjections,
@@ -68,7 +70,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
 
   checkAnswerSize(body, graph.label, ids.length);
   // Work units of one account: its score lists (as the decided product counts them).
-  const projections = new Map(found.flatMap((r) => (r.body ? [[r.id, r.body] as const] : [])));
+  const projections = new Map(found.map((r) => [r.id, r] as const));
   const pool = itemPoolsFor(index, await loadItemParams(db, index.graph.id, nowMs));
 
   const groups = body.grouped_learning_objectives.map((g) => ({
@@ -84,14 +86,24 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const ctx = { nowMs, graphId: graph.label, filter: SERVICE_PARAMS.filter, globalDifficulty: SERVICE_PARAMS.globalDifficulty, pool, lattices: new Map() };
   const account_scores: Record<string, AccountScores> = {};
   const slice = new WorkSlice(SLICE_WORK);
+  const shape = `${graph.id}@${graph.version} ${JSON.stringify([groups, options])}`;
   for (const id of ids) {
-    const steps = predictedScoreSteps(projections.get(id), groups, options, ctx);
+    const row = projections.get(id);
+    const key = `${id} ${row?.revision ?? 0} ${shape}`;
+    const kept = keptScores(pool, key, nowMs);
+    if (kept) {
+      account_scores[id] = kept;
+      continue;
+    }
+    const projection = row?.raw == null ? undefined : (JSON.parse(row.raw) as AccountGraphProjection);
+    const steps = predictedScoreSteps(projection, groups, options, ctx);
     let step = steps.next();
     while (!step.done) {
       await slice.spent(step.value);
       step = steps.next();
     }
     account_scores[id] = step.value;
+    keepScores(pool, key, nowMs, step.value);
   }
   return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
 }

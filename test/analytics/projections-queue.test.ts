@@ -7,6 +7,7 @@ import { accountProjections, deadLetters } from "../../src/db/schema";
 import { replayDeadLetters } from "../../src/queues/dead-letters";
 import { consumeProjections } from "../../src/queues/projections";
 import { call, createAccount, createGraph, newPartner } from "../support/api";
+import { projectionPublications } from "../support/registration-object";
 
 /** The projections queue's consumer: idempotent and order-independent; poisoned messages dead-lettered, noticed and replayable. */
 
@@ -138,5 +139,30 @@ describe("projections consumer", () => {
       },
       { timeout: 15_000, interval: 250 },
     );
+  });
+
+  it("the answers of a few seconds are published once, from the state they led to (decisions.md Freshness: coalesced per registration)", async () => {
+    const p = await newPartner("Projection coalescing partner");
+    const account = await createAccount(p);
+    const li = (await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;
+    const reg = (
+      await call("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: account.id, learning_instance_id: li.id, type: "learner" } })
+    ).body;
+    for (const [i, correct] of [true, false, true].entries()) {
+      const post = await call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+        token: p.adminToken,
+        body: { module_id: "mref-d1", interaction_end_time: new Date(Date.now() - 3000 + i * 1000).toISOString(), is_correct: correct },
+      });
+      expect(post.status).toBe(204);
+    }
+    await vi.waitFor(
+      async () => {
+        const row = await projection(account.id, li.graph_id);
+        expect(row?.body.objectives["lref-d"]?.beliefs[reg.id]?.[2]).toBe(3);
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+    // three answers, one publication (one message per answer before)
+    expect(await projectionPublications(reg.id)).toBe(1);
   });
 });

@@ -13,7 +13,7 @@ import { learnerState, outboxSize, registrationObject, replayedState } from "../
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
 /**
- * Sends the registration's outbox now, as its alarm does. The alarm is due at once, so it may
+ * Sends the registration's outbox now, as its alarm does. The alarm is due within seconds, so it may
  * already have run on its own; either way the outbox ends empty.
  */
 async function flushOutbox(id: string): Promise<void> {

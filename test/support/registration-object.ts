@@ -25,6 +25,9 @@ export const eventCount = (id: string): Promise<number> => inObject(id, (storage
 /** The focused goal id, if any. */
 export const focusOf = (id: string): Promise<string | undefined> => inObject(id, (storage) => storage.kv.get<string>("focus_goal_id"));
 
+/** How many projection publications the registration has made (each one outbox message or a few). */
+export const projectionPublications = (id: string): Promise<number> => inObject(id, (storage) => storage.kv.get<number>("projection_seq") ?? 0);
+
 /** Model-update messages waiting in the outbox. */
 export const outboxSize = (id: string): Promise<number> => inObject(id, (storage) => new Outbox(storage.sql).size());
 

@@ -3,6 +3,7 @@ import { verifyAccessToken } from "../../src/auth/access-token";
 import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
 import type { TokenGate } from "../../src/objects/token-gate";
+import { shardIndex, shardName } from "../../src/rate-limits/token-shards";
 import { type ApiResponse, type Partner, tokenRequest } from "./api";
 
 /** Token helpers for the token tests: requests from many client addresses, rows written directly, gates read. */
@@ -38,4 +39,12 @@ export async function insertLiveTokens(accountId: string, n: number, expiresAt =
 /** Whether the token's TokenGate has recorded its revocation. */
 export function revokedInGate(jti: string): Promise<boolean> {
   return runInDurableObject(env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti)), (_: TokenGate, state) => state.storage.kv.get("revoked") === true);
+}
+
+/** The shard of the token's gate that holds the requests of `pathKey` ("METHOD /v0/concrete/path"), as protect picks it. */
+export async function gateOf(token: string, pathKey: string): Promise<DurableObjectStub<TokenGate>> {
+  const verified = await verifyAccessToken(token, env.TOKEN_SIGNING_KEY, Math.floor(Date.now() / 1000));
+  if (!verified.ok) throw new Error("token");
+  const { jti, gate_shards } = verified.claims;
+  return env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(shardName(jti, shardIndex(pathKey, gate_shards ?? 1))));
 }

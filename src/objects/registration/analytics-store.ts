@@ -22,6 +22,16 @@ export interface PublisherIdentity {
   registrationCreatedAt: number;
 }
 
+/** The registration's constants, as its first events recorded them in the object's key-value storage. */
+export function publisherIdentity(kv: SyncKvStorage): PublisherIdentity {
+  return {
+    registrationId: kv.get<string>("registration_id") ?? "",
+    accountId: kv.get<string>("account_id") ?? "",
+    graphUuid: kv.get<string>("graph_uuid") ?? "",
+    registrationCreatedAt: kv.get<number>("registration_created_at") ?? 0,
+  };
+}
+
 /** What a projection message carries besides the beliefs: coverage sketches and the first activity (ms; 0 = none). */
 export interface Published {
   coverage: Record<string, number[]>;

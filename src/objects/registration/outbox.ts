@@ -8,6 +8,9 @@ import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./
 const SEND_BATCH_BYTES = 200_000;
 const SEND_BATCH_MESSAGES = 100;
 
+/** How soon the alarm retries an outbox send the queue refused. */
+export const OUTBOX_RETRY_MS = 10_000;
+
 /** The queues the outbox feeds: graded answers for item refinement, and the account projections of analytics. */
 export type OutboxQueue = "model-updates" | "projections";
 

@@ -57,3 +57,8 @@ export class PopulationShare {
     return delta;
   }
 }
+
+/** Objectives whose evidence an update changed (a step was added since). */
+export function changedEvidence(before: TutorState, after: TutorState): string[] {
+  return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
+}

@@ -13,15 +13,17 @@ import { loadRuntimeGraph } from "../../services/graph-store";
 import { type ItemObservation, loadItemParams } from "../../services/item-params";
 import { loadPopulationRates } from "../../services/population-rates";
 import type { PopulationRates } from "../../tracing/rates";
-import { AnalyticsStore, changedObjectives, type PublisherIdentity } from "./analytics-store";
+import { AlarmSchedule } from "./alarm-schedule";
+import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
 import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
-import { Outbox } from "./outbox";
-import { PopulationShare } from "./population-share";
+import { OUTBOX_RETRY_MS, Outbox } from "./outbox";
+import { PendingProjection, PROJECTION_DELAY_MS } from "./pending-projection";
+import { changedEvidence, PopulationShare } from "./population-share";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
 import { pruneLog, replayStart } from "./retention";
@@ -40,9 +42,6 @@ import type {
 import { migrate } from "./schema";
 import { StatementRecords } from "./statements";
 
-/** How soon the alarm retries an outbox send the queue refused. */
-const OUTBOX_RETRY_MS = 10_000;
-
 /**
  * One object per registration. It serializes every event post of the registration and keeps, in
  * its SQLite storage, the append-only event log (./event-log.ts), the learner model's and the
@@ -59,6 +58,8 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #analytics: AnalyticsStore;
   readonly #statements: StatementRecords;
   readonly #population: PopulationShare;
+  readonly #projection: PendingProjection;
+  readonly #alarm: AlarmSchedule;
   /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
   readonly #graphLoads = new InFlight<GraphIndex | undefined>();
   readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
@@ -75,6 +76,8 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#analytics = new AnalyticsStore(ctx.storage.kv);
     this.#statements = new StatementRecords(ctx.storage.sql);
     this.#population = new PopulationShare(ctx.storage.kv);
+    this.#projection = new PendingProjection(ctx.storage.kv);
+    this.#alarm = new AlarmSchedule(ctx.storage);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
@@ -128,7 +131,7 @@ export class RegistrationObject extends DurableObject<Env> {
     // Only after the commit: a failed transaction leaves the cached state as it was.
     if (next) {
       this.#model.adopt(next);
-      await this.#armOutbox();
+      await this.#armOutbox(PROJECTION_DELAY_MS);
     }
     return outcome;
   }
@@ -246,7 +249,7 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Data lifecycle: publishes all beliefs again (an instance erasure removed the account's projection, docs/privacy.md). */
   async republishProjection(): Promise<void> {
     await this.#ensureStateMatchesParams();
-    this.ctx.storage.transactionSync(() => this.#publishAll(this.#model.current().learner));
+    this.ctx.storage.transactionSync(() => this.#publishAll());
     await this.#armOutbox();
   }
 
@@ -255,13 +258,15 @@ export class RegistrationObject extends DurableObject<Env> {
    * every CONTRIBUTE_EVERY_MS) and sends the outbox to its queues; a failed send is retried.
    */
   override async alarm(): Promise<void> {
+    this.#alarm.fired();
     if (isErased(this.ctx.storage)) return;
     if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
+    if (this.#projection.pending()) await this.#publishProjection();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext(this.env, registrationId);
-    if (sent === "failed") await this.ctx.storage.setAlarm(Date.now() + OUTBOX_RETRY_MS);
-    else if (sent === "more") await this.ctx.storage.setAlarm(Date.now());
-    else if (this.#population.pending()) await this.ctx.storage.setAlarm(Math.max(Date.now(), this.#population.dueAt()));
+    if (sent === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
+    else if (sent === "more") await this.#alarm.set(Date.now());
+    else if (this.#population.pending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
   }
 
   /** The registration's changed evidence, re-read under the graph's current rates, into the outbox (src/tracing/contribute.ts). */
@@ -322,9 +327,8 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
     this.#outbox.addObservations(request.graphUuid, observations);
     if (interactions.length) {
-      const published = this.#analytics.record(observations, interactions, () => this.#log.interactions());
-      const changed = firstPublish ? undefined : changedObjectives(before.learner, state.learner);
-      this.#outbox.addProjection(this.#analytics.projection(this.#identity(), state.learner, published, changed));
+      this.#analytics.record(observations, interactions, () => this.#log.interactions());
+      this.#projection.mark(firstPublish ? "all" : changedObjectives(before.learner, state.learner));
     }
     return state;
   }
@@ -341,17 +345,28 @@ export class RegistrationObject extends DurableObject<Env> {
       const rebuilt = await this.#replay();
       this.ctx.storage.transactionSync(() => {
         this.#model.write(rebuilt);
-        this.#publishAll(rebuilt.learner); // every belief may have moved
+        this.#publishAll(); // every belief may have moved
       });
       this.#model.adopt(rebuilt);
       await this.#armOutbox();
     });
   }
 
-  /** A full snapshot of the beliefs into the outbox (inside the caller's transaction), once the registration's identity is known. */
-  #publishAll(learner: LearnerState): void {
-    const identity = this.#identity();
-    if (identity.accountId) this.#outbox.addProjection(this.#analytics.projection(identity, learner, this.#analytics.published()));
+  /** A full snapshot of the beliefs is due (inside the caller's transaction), once the registration's identity is known. */
+  #publishAll(): void {
+    if (publisherIdentity(this.ctx.storage.kv).accountId) this.#projection.mark("all");
+  }
+
+  /** The beliefs changed since the last publication, as they are now, into the outbox: one message for all the events since (./pending-projection.ts). */
+  async #publishProjection(): Promise<void> {
+    await this.#ensureStateMatchesParams();
+    const identity = publisherIdentity(this.ctx.storage.kv);
+    this.ctx.storage.transactionSync(() => {
+      const pending = this.#projection.take();
+      if (pending === undefined || !identity.accountId) return;
+      const objectives = pending === "all" ? undefined : pending;
+      this.#outbox.addProjection(this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives));
+    });
   }
 
   #replay(): Promise<ModelState> {
@@ -359,20 +374,9 @@ export class RegistrationObject extends DurableObject<Env> {
     return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
   }
 
-  /** The outbox is sent by the alarm, off the response path; it retries until the queue takes it. */
-  async #armOutbox(): Promise<void> {
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
-  }
-
-  /** The registration's constants, as its first events recorded them. */
-  #identity(): PublisherIdentity {
-    const kv = this.ctx.storage.kv;
-    return {
-      registrationId: kv.get<string>("registration_id") ?? "",
-      accountId: kv.get<string>("account_id") ?? "",
-      graphUuid: kv.get<string>("graph_uuid") ?? "",
-      registrationCreatedAt: kv.get<number>("registration_created_at") ?? 0,
-    };
+  /** The outbox is sent by the alarm, off the response path, within `delayMs` (earlier if the alarm is due sooner); it retries until the queue takes it. */
+  #armOutbox(delayMs = 0): Promise<void> {
+    return this.#alarm.noLaterThan(Date.now() + delayMs);
   }
 
   async #preparedGoal(goal: GoalSpec) {
@@ -392,9 +396,4 @@ export class RegistrationObject extends DurableObject<Env> {
   #items(graphUuid: string, nowMs: number): Promise<Record<string, ItemEntry>> {
     return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
   }
-}
-
-/** Objectives whose evidence an update changed (a step was added since). */
-function changedEvidence(before: ModelState["tutor"], after: ModelState["tutor"]): string[] {
-  return Object.keys(after.obj).filter((k) => after.obj[k]?.last !== before.obj[k]?.last);
 }
