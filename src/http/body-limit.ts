@@ -1,8 +1,8 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
+import { ApiError } from "../errors";
 import { GRAPH_DOCUMENT_MAX_BYTES, MAX_BODY_BYTES } from "../schemas/limits";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
 
 const mib = (bytes: number) => bytes / 1024 / 1024;
 

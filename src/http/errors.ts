@@ -1,42 +1,11 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-
+import { ApiError, badRequest, serviceUnavailable } from "../errors";
 import { REGISTRATION_ERASED } from "../objects/registration/erasure";
-import type { ErrorBody, ErrorDetail } from "../schemas/common";
+import type { ErrorBody } from "../schemas/common";
 
-/** The one error type of the service: thrown anywhere, rendered by `onError` as the decided JSON body. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: ContentfulStatusCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.name = "ApiError";
-  }
-}
-
-export const badRequest = (message: string, details?: ErrorDetail[]) => new ApiError(400, message, details);
-export const unauthorized = (message = "Missing, malformed, unknown or expired access token.") =>
-  new ApiError(401, message, undefined, { "WWW-Authenticate": 'Bearer realm="pathwise"' });
-export const forbidden = (message = "The caller is not allowed to perform this request.") => new ApiError(403, message);
-export const notFound = (what = "Resource") => new ApiError(404, `${what} not found.`);
-export const unprocessable = (message: string, details?: ErrorDetail[]) => new ApiError(422, message, details);
-
-/** Seconds a client waits before retrying after a 503 (the dependencies recover in moments or not soon). */
-const RETRY_AFTER_SECONDS = 1;
-
-/**
- * 503 with Retry-After: a dependency of the request (a Durable Object, D1) failed or could not be
- * reached, so the request was not completed; retrying is safe (with its Idempotency-Key for events).
- */
-export function serviceUnavailable(message: string, cause?: unknown): ApiError {
-  const error = new ApiError(503, message, undefined, { "Retry-After": String(RETRY_AFTER_SECONDS) });
-  if (cause !== undefined) error.cause = cause;
-  return error;
-}
+/* How an error becomes a response: the decided JSON body, logging of failures. The errors themselves are src/errors.ts. */
 
 /**
  * Whether an error says the platform found a dependency temporarily unavailable: Durable Object and

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { ApiError, serviceUnavailable } from "../errors";
 import type { IpDecision } from "../objects/ip-gate";
 import { RATE_WINDOW_MS, scaledLimit } from "../rate-limits/table";
 import type { AppEnv } from "./app-env";
-import { ApiError, serviceUnavailable } from "./errors";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 
 /** The IP the request comes from (Cloudflare sets CF-Connecting-IP; absent locally and in tests). */

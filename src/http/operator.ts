@@ -1,7 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { constantTimeEqual } from "../auth/secrets";
+import { unauthorized } from "../errors";
 import type { AppEnv } from "./app-env";
-import { onNotFound, unauthorized } from "./errors";
+import { onNotFound } from "./errors";
 import { BEARER, failedAuthentication } from "./protect";
 
 /**

@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { type TokenClaims, verifyAccessToken } from "../auth/access-token";
+import { ApiError, serviceUnavailable, unauthorized } from "../errors";
 import type { LimitCheck } from "../objects/token-gate";
 import { type RateLimitRule, rateLimitFor, scaledLimit } from "../rate-limits/table";
 import { MAX_BATCH_EVENTS } from "../schemas/limits";
 import { admitRequest } from "./admit";
 import type { AppEnv } from "./app-env";
 import type { RouteKey } from "./caller-rules";
-import { ApiError, serviceUnavailable, unauthorized } from "./errors";
 import { delayHeader, throttleByIp } from "./ip-limit";
 import { rateLimitHeaders, tooManyHeaders } from "./rate-limit-headers";
 

@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
+import { badRequest } from "../errors";
 import { decodeUtf8 } from "../lib/utf8";
 import type { AppEnv } from "./app-env";
-import { badRequest } from "./errors";
 
 /**
  * Request bodies must be valid UTF-8 (RFC 8259 section 8.1; docs/security.md "Controls"): a body

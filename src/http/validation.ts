@@ -1,8 +1,8 @@
 import type { Hook } from "@hono/zod-openapi";
+import { ApiError } from "../errors";
 import type { ErrorDetail } from "../schemas/common";
 import { isLimitIssue } from "../schemas/limit-checks";
 import type { AppEnv } from "./app-env";
-import { ApiError } from "./errors";
 
 const TARGET_NAMES: Record<string, string> = { json: "body", query: "query", param: "path", header: "header", form: "body" };
 

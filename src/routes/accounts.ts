@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
+import { notFound, unprocessable } from "../errors";
 import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
 import { AccountSchema, CreateAccountBody, CreatedAccount } from "../schemas/accounts";
 import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import type { ErasureRow } from "../db/schema";
+import { notFound, unprocessable } from "../errors";
 import type { AppEnv } from "../http/app-env";
 import { accountSubject, authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { notFound, unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
 import { json, refusal, uuidParams } from "../schemas/common";
 import { ErasureAcceptedSchema, ErasureReceiptSchema } from "../schemas/data-lifecycle";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { notFound } from "../errors";
 import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
 import { json, uuidParams } from "../schemas/common";
 import { AccountExportSchema, ExportQuery, XapiStatementSchema } from "../schemas/data-lifecycle";

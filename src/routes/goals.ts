@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LearningInstanceRow } from "../db/schema";
+import { notFound } from "../errors";
 import type { AppEnv } from "../http/app-env";
 import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { notFound } from "../http/errors";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, pageQuery, refusal, uuid } from "../schemas/common";
 import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodySchema, GoalSchema } from "../schemas/goals";

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GraphRow } from "../db/schema";
+import { forbidden, notFound } from "../errors";
 import { validateGraph } from "../graphs/validate-graph";
 import type { AppEnv } from "../http/app-env";
 import { authorize, type Subject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { forbidden, notFound } from "../http/errors";
 import { createRouter } from "../http/router";
 import { json, jsonBody, pageQuery, refusal } from "../schemas/common";
 import {

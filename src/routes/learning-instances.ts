@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { unprocessable } from "../errors";
 import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { unprocessable } from "../http/errors";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, pageQuery, refusal, uuidParams } from "../schemas/common";
 import { CreateLearningInstanceBody, LearningInstanceSchema, UpdateLearningInstanceBody } from "../schemas/learning-instances";

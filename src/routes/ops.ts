@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import { registrations } from "../db/schema";
-import { notFound } from "../http/errors";
+import { notFound } from "../errors";
 import { operatorOnly } from "../http/operator";
 import { createRouter } from "../http/router";
 import type { AuditPage, AuditState } from "../objects/registration/rpc";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
+import { ApiError, badRequest } from "../errors";
 import type { AppEnv } from "../http/app-env";
 import { authorize, registrationSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
-import { ApiError, badRequest } from "../http/errors";
 import { createRouter } from "../http/router";
 import { type ErrorDetail, json, jsonBody, noContent, refusal } from "../schemas/common";
 import { PostStatementsBody, PutStatementQuery, type Statement, StatementIdsSchema, StatementSchema, XAPI_VERSION, XapiVersionHeader } from "../schemas/xapi";

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { type AccountRow, accessTokens, accounts } from "../db/schema";
 import type { Env } from "../env";
-import { unprocessable } from "../http/errors";
+import { unprocessable } from "../errors";
 import { sha256Hex } from "../lib/digest";
 import type { AccountView } from "../schemas/accounts";
 import { containsEmail } from "./pii";

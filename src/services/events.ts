@@ -3,7 +3,7 @@ import { inList } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { goals as goalsTable } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError, badRequest, serviceUnavailable } from "../http/errors";
+import { ApiError, badRequest, serviceUnavailable } from "../errors";
 import type { EventInput, GoalRef, IngestOutcome, IngestRequest } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 import { registrationObject } from "./registrations";

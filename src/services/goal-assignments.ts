@@ -11,7 +11,7 @@ import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, type LearningInstanceRow, type RegistrationRow, registrations } from "../db/schema";
 import { type AssignTo, REGISTRATION_TYPES, type RegistrationType } from "../domain/vocabulary";
-import { ApiError, notFound, unprocessable } from "../http/errors";
+import { ApiError, notFound, unprocessable } from "../errors";
 import type { BatchAction, BatchAssignmentOutcome } from "../schemas/goals";
 import { ASSIGNMENT_BATCH_MAX } from "../schemas/limits";
 

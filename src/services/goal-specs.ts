@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GoalRow, goalAssignments, goals, registrations } from "../db/schema";
-import { unprocessable } from "../http/errors";
+import { unprocessable } from "../errors";
 import type { GoalSpec, GraphRef, MetricGoal } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 import { ANALYSIS_GOAL_WORK, ANALYSIS_LEARNER_WORK, ANALYSIS_PAGE_WORK } from "../schemas/limits";

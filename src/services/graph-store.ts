@@ -9,6 +9,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GraphRow, graphBlobs, graphs, graphVersions } from "../db/schema";
+import { ApiError, unprocessable } from "../errors";
 import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
 import type { GraphIssue } from "../graphs/graph-issues";
@@ -16,7 +17,6 @@ import { nonAdditiveChanges } from "../graphs/graph-update-rules";
 import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from "../graphs/runtime-codec";
 import { type GraphIndex, indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
 import { validateGraph } from "../graphs/validate-graph";
-import { ApiError, unprocessable } from "../http/errors";
 import type { GraphSummarySchema, GraphVersionCreatedSchema } from "../schemas/graphs";
 
 /** Characters per stored part: at most ~1.5 MB of UTF-8 even for non-Latin text (D1 allows ~2 MB per value). */

@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { goals, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
-import { notFound, unprocessable } from "../http/errors";
+import { notFound, unprocessable } from "../errors";
 import type { CreateLearningInstanceInput, LearningInstanceView, UpdateLearningInstanceBody } from "../schemas/learning-instances";
 import { resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";

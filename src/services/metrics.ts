@@ -2,7 +2,7 @@ import { dayLabel, localDay, MAX_ACTIVE_TIME_DAYS } from "../analytics";
 import type { Db } from "../db/client";
 import type { GoalRow } from "../db/schema";
 import type { Env } from "../env";
-import { badRequest, unprocessable } from "../http/errors";
+import { badRequest, unprocessable } from "../errors";
 import type { GraphRef, MetricGoal, MetricsRequest, MetricValue } from "../objects/registration/rpc";
 import type { ErrorDetail } from "../schemas/common";
 import type { MetricName } from "../schemas/metrics";

@@ -1,4 +1,4 @@
-import { unprocessable } from "../http/errors";
+import { unprocessable } from "../errors";
 import { MAX_ANSWER_BYTES } from "../schemas/limits";
 import type { PredictedScoreRequest } from "../schemas/predicted-score";
 

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { type AccountGraphProjection, type AccountScores, predictedScoreSteps } from "../analytics";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
-import { ApiError, unprocessable } from "../http/errors";
+import { ApiError, unprocessable } from "../errors";
 import { SERVICE_PARAMS } from "../model/service-params";
 import type { ErrorDetail } from "../schemas/common";
 import type { PredictedScoreRequest } from "../schemas/predicted-score";

@@ -2,7 +2,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { goalAssignments, goals } from "../db/schema";
 import type { Env } from "../env";
-import { notFound } from "../http/errors";
+import { notFound } from "../errors";
 import type { RecommendationView } from "../schemas/recommendations";
 import { goalSpecOf } from "./goal-specs";
 import type { RegistrationContext } from "./registrations";

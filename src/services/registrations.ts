@@ -4,7 +4,7 @@ import { isRefusal } from "../db/refusals";
 import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
 import type { Env } from "../env";
-import { notFound, unprocessable } from "../http/errors";
+import { notFound, unprocessable } from "../errors";
 import { INSTANCE_REGISTRATIONS_MAX } from "../schemas/limits";
 import type { RegistrationView } from "../schemas/registrations";
 

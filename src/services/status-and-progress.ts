@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { GoalRow, RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
-import { unprocessable } from "../http/errors";
+import { unprocessable } from "../errors";
 import type { GoalSpec } from "../objects/registration/rpc";
 import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
