@@ -1,10 +1,8 @@
-import type { ProjectionMessage } from "./analytics";
 import type { IpGate } from "./objects/ip-gate";
 import type { PartnerGate } from "./objects/partner-gate";
 import type { RegistrationObject } from "./objects/registration/registration-object";
 import type { TokenGate } from "./objects/token-gate";
-import type { ErasureMessage } from "./services/erasure/queue";
-import type { ModelUpdateMessage } from "./services/item-params";
+import type { ErasureMessage, ModelUpdateMessage, ProjectionMessage } from "./queues/messages";
 
 /** Bindings and variables of the Worker (wrangler.toml, .dev.vars, secrets). */
 export interface Env {

@@ -5,11 +5,10 @@ import { openDb } from "./db/client";
 import type { Env } from "./env";
 import { DEAD_LETTER_SUFFIX, QUEUE_PREFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
 import { consumeErasures, resumeStalledErasures } from "./queues/erasures";
+import type { ErasureMessage, ModelUpdateMessage } from "./queues/messages";
 import { consumeModelUpdates } from "./queues/model-updates";
 import { consumeProjections } from "./queues/projections";
 import { runRetention } from "./queues/retention";
-import type { ErasureMessage } from "./services/erasure/queue";
-import type { ModelUpdateMessage } from "./services/item-params";
 
 export { IpGate } from "./objects/ip-gate";
 export { PartnerGate } from "./objects/partner-gate";

@@ -3,7 +3,8 @@ import type { Db } from "../db/client";
 import { erasures } from "../db/schema";
 import type { Env } from "../env";
 import { advanceErasure } from "../services/erasure/job";
-import { type ErasureMessage, enqueueErasure } from "../services/erasure/queue";
+import { enqueueErasure } from "../services/erasure/queue";
+import type { ErasureMessage } from "./messages";
 
 /** Seconds before a failed erasure step is tried again. */
 const RETRY_DELAY_SECONDS = 10;

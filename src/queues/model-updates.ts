@@ -2,7 +2,8 @@ import { openDb } from "../db/client";
 import type { Env } from "../env";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { isFenceRefusal } from "../services/erasure/fence";
-import { applyModelUpdates, type ModelUpdateMessage } from "../services/item-params";
+import { applyModelUpdates } from "../services/item-params";
+import type { ModelUpdateMessage } from "./messages";
 
 /**
  * Consumer of the model-updates queue: graded answers from every registration refine the item

@@ -6,27 +6,9 @@ import type { GraphIndex } from "../graphs/runtime-graph";
 import { SharedValue } from "../lib/shared-value";
 import { type ItemEntry, type ModelParams, refineItem } from "../model";
 import { SERVICE_PARAMS } from "../model/service-params";
-import type { StatisticsDelta } from "../tracing/statistics";
+import type { ItemObservation, ModelUpdateMessage } from "../queues/messages";
 import { fenceOf, registrationOfMessageId } from "./erasure/fence";
 import { populationWrites } from "./population-rates";
-
-/** One graded answer, as the RegistrationObject reports it for online item refinement. */
-export interface ItemObservation {
-  module: string;
-  objectives: string[];
-  correct: boolean;
-  /** the model's prediction before it saw the answer */
-  predicted: number;
-}
-
-export interface ModelUpdateMessage {
-  /** `<registration id>:<outbox row id>`: the same message sent twice is applied once */
-  id: string;
-  graphUuid: string;
-  observations: ItemObservation[];
-  /** the registration's change to the graph's population statistics (src/tracing/statistics.ts), when it sends one */
-  population?: StatisticsDelta;
-}
 
 /**
  * How long an isolate trusts its copy of a graph's item parameters before reading them again; one

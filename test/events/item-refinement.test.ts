@@ -6,7 +6,8 @@ import { itemParams } from "../../src/db/schema";
 import worker from "../../src/index";
 import { SERVICE_PARAMS } from "../../src/model/service-params";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
-import { clearItemParamsCache, type ModelUpdateMessage } from "../../src/services/item-params";
+import type { ModelUpdateMessage } from "../../src/queues/messages";
+import { clearItemParamsCache } from "../../src/services/item-params";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
 import { learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
 

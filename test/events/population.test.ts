@@ -5,7 +5,7 @@ import { openDb } from "../../src/db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../../src/db/schema";
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
-import type { ModelUpdateMessage } from "../../src/services/item-params";
+import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { clearPopulationCache, loadPopulationRates } from "../../src/services/population-rates";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";

@@ -6,7 +6,7 @@ import { accessTokens, deadLetters, goalAssignments, goals, itemParams, learning
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
-import type { ModelUpdateMessage } from "../../src/services/item-params";
+import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { expectErrorBody } from "../core-api/fixture";
 import {
   type ApiResponse,

@@ -1,4 +1,4 @@
-import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
+import type { ItemObservation, ModelUpdateMessage } from "../../queues/messages";
 import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /** Queues take messages of at most 128 KB; ours stay well below. */

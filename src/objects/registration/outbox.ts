@@ -1,6 +1,5 @@
-import type { ProjectionMessage } from "../../analytics";
 import type { Env } from "../../env";
-import type { ItemObservation, ModelUpdateMessage } from "../../services/item-params";
+import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
 import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./outbox-messages";
 

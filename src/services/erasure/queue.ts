@@ -1,10 +1,5 @@
 import type { Env } from "../../env";
 
-/** A message of the erasure queue: advance this erasure (src/queues/erasures.ts). */
-export interface ErasureMessage {
-  erasure_id: string;
-}
-
 /**
  * Hands an erasure to its queue. A failed send is logged, not thrown: the erasure is recorded as
  * pending, and the scheduled handler re-sends pending erasures that made no progress for a while
