@@ -9,7 +9,8 @@ import { buildRuntimeGraph } from "../src/graphs/build-runtime-graph";
 import { encodeRuntimeGraph } from "../src/graphs/runtime-codec";
 import { indexGraph, type RuntimeGraph } from "../src/graphs/runtime-graph";
 import { validateGraph } from "../src/graphs/validate-graph";
-import { BLOB_PART_CHARS, parseStoredRuntime } from "../src/services/graph-store";
+import { parseStoredRuntime } from "../src/reads/graph-versions";
+import { BLOB_PART_CHARS } from "../src/services/graph-store";
 import { syntheticGraph } from "./lib/synthetic-graph";
 
 function arg(name: string, fallback: number): number {

@@ -7,6 +7,7 @@ import type { AppEnv } from "../http/app-env";
 import { authorize, type Subject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
+import { readGraphDocument } from "../reads/graph-versions";
 import { json, jsonBody, pageQuery, refusal } from "../schemas/common";
 import {
   GraphDocumentSchema,
@@ -18,7 +19,7 @@ import {
 } from "../schemas/graphs";
 import { GRAPH_DOCUMENT_MAX_BYTES } from "../schemas/limits";
 import { findAccount } from "../services/accounts";
-import { findGraph, ingestGraph, listGraphs, readGraphDocument, updateGraph } from "../services/graph-store";
+import { findGraph, ingestGraph, listGraphs, updateGraph } from "../services/graph-store";
 
 type Entitlement = "partner_graph_ingest" | "partner_graph_validate" | "partner_graph_update";
 

@@ -16,11 +16,12 @@ import { notFound, unprocessable } from "../errors";
 import { goalScopeInput, resolveGoalScope, scopeLabels } from "../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../graphs/runtime-graph";
 import { addIsoDuration, parseIsoDuration } from "../lib/iso-duration";
+import { latestGraphVersion, loadRuntimeGraph } from "../reads/graph-versions";
 import type { ErrorDetail } from "../schemas/common";
 import type { GoalBody, GoalInput, GoalView, ResolvedScopeView } from "../schemas/goals";
 import { INSTANCE_GOALS_MAX, PAGE_MAX_BYTES } from "../schemas/limits";
 import { ASSIGN_TYPES, assignByTypes } from "./goal-assignments";
-import { latestGraphVersion, loadRuntimeGraph, resolveGraphRef } from "./graph-store";
+import { resolveGraphRef } from "./graph-store";
 import { containsEmail } from "./pii";
 
 /** How far ahead `timing.end` may lie. */

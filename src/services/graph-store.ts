@@ -2,10 +2,10 @@ import type { z } from "@hono/zod-openapi";
 /**
  * Knowledge graph storage: ingest and additive update of graph documents, their versions, and the
  * stored forms of each version (the GET body and the compact RuntimeGraph), cut into parts because
- * a D1 value is limited to about 2 MB. `loadRuntimeGraph` caches parsed and indexed versions per
- * isolate (resolved values only), so a Durable Object or Worker isolate parses each version once.
+ * a D1 value is limited to about 2 MB. Reading them back, and the isolate's cache of parsed
+ * versions, is src/reads/graph-versions.ts.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
 import { type GraphRow, graphBlobs, graphs, graphVersions } from "../db/schema";
@@ -14,23 +14,16 @@ import { buildRuntimeGraph } from "../graphs/build-runtime-graph";
 import type { GraphCounts, GraphDocument } from "../graphs/graph-document";
 import type { GraphIssue } from "../graphs/graph-issues";
 import { nonAdditiveChanges } from "../graphs/graph-update-rules";
-import { decodeRuntimeGraph, encodeRuntimeGraph, type StoredRuntimeGraph } from "../graphs/runtime-codec";
-import { type GraphIndex, indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
+import { encodeRuntimeGraph } from "../graphs/runtime-codec";
+import { indexGraph, type RuntimeGraph } from "../graphs/runtime-graph";
 import { validateGraph } from "../graphs/validate-graph";
+import { loadRuntimeGraph, rememberRuntimeGraph } from "../reads/graph-versions";
 import type { GraphSummarySchema, GraphVersionCreatedSchema } from "../schemas/graphs";
 
 /** Characters per stored part: at most ~1.5 MB of UTF-8 even for non-Latin text (D1 allows ~2 MB per value). */
 export const BLOB_PART_CHARS = 512 * 1024;
 /** How many issues a 422 lists at most (the validate endpoint returns them all). */
 export const MAX_ERROR_DETAILS = 1000;
-/**
- * Parsed graph versions kept per isolate, bounded by their total module count: an indexed
- * 20,000-module graph takes about 9 MiB of heap, and an isolate has 128 MB. The most recently
- * used version is always kept.
- */
-const CACHE_MAX_MODULES = 60_000;
-const CACHE_MAX_ENTRIES = 32;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface GraphRef {
@@ -165,33 +158,12 @@ async function storeVersion(db: Db, row: GraphRow, doc: GraphDocument, counts: G
     }),
     ...blobRows.map((b) => db.insert(graphBlobs).values(b)),
   ]);
-  remember(row.id, row.version, indexGraph(runtime));
+  rememberRuntimeGraph(row.id, row.version, indexGraph(runtime));
 }
 
 function isConstraintError(err: unknown): boolean {
   const text = String((err as { cause?: unknown })?.cause ?? "") + String(err);
   return /constraint/i.test(text);
-}
-
-async function readBlob(db: Db, graphId: string, version: number, kind: "document" | "runtime"): Promise<string | undefined> {
-  const parts = await db
-    .select({ data: graphBlobs.data })
-    .from(graphBlobs)
-    .where(and(eq(graphBlobs.graphId, graphId), eq(graphBlobs.version, version), eq(graphBlobs.kind, kind)))
-    .orderBy(asc(graphBlobs.part))
-    .all();
-  return parts.length ? parts.map((p) => p.data).join("") : undefined;
-}
-
-/** The GET /v0/graphs/{graph_id} body of a version, as stored JSON text (no parse on the way out); undefined when the version was never stored. */
-export async function readGraphDocument(db: Db, graphId: string, version: number): Promise<string | undefined> {
-  return readBlob(db, graphId, version, "document");
-}
-
-/** The latest version of a graph (one small D1 read), undefined when there is no such graph. */
-export async function latestGraphVersion(db: Db, graphUuid: string): Promise<number | undefined> {
-  const row = await db.select({ version: graphs.version }).from(graphs).where(eq(graphs.id, graphUuid.toLowerCase())).get();
-  return row?.version;
 }
 
 export async function listGraphs(db: Db, partnerId: string, offset: number, limit: number): Promise<GraphSummary[]> {
@@ -213,62 +185,4 @@ export async function listGraphs(db: Db, partnerId: string, offset: number, limi
     created_at: new Date(graph.createdAt).toISOString(),
     updated_at: new Date(graph.updatedAt).toISOString(),
   }));
-}
-
-// --- the in-isolate cache of parsed runtime graphs ---
-
-/**
- * Only parsed, resolved graphs are shared across the isolate: every Durable Object of a class and
- * every Worker request may run in one isolate, and a promise of a read started in another object's
- * or request's context must never be awaited (if that context goes away first, the waiter's work
- * continues in the wrong context or not at all). A caller that misses reads for itself; concurrent
- * misses inside one object are merged by that object's own `InFlight`.
- */
-const cache = new Map<string, { graph: GraphIndex; weight: number }>();
-
-function remember(graphId: string, version: number, graph: GraphIndex): GraphIndex {
-  const key = `${graphId}@${version}`;
-  // Another caller may have parsed the same version meanwhile: keep one copy (memos key on it).
-  const kept = cache.get(key)?.graph ?? graph;
-  cache.delete(key);
-  cache.set(key, { graph: kept, weight: kept.graph.modules.length });
-  let total = 0;
-  for (const e of cache.values()) total += e.weight;
-  for (const [k, e] of cache) {
-    if (cache.size <= 1 || (total <= CACHE_MAX_MODULES && cache.size <= CACHE_MAX_ENTRIES)) break;
-    cache.delete(k);
-    total -= e.weight;
-  }
-  return kept;
-}
-
-/**
- * The indexed runtime form of a graph version (latest when `version` is omitted), read and parsed
- * once per isolate and version (a caller that misses reads it itself). Undefined if there is none.
- */
-export async function loadRuntimeGraph(db: Db, graphUuid: string, version?: number): Promise<GraphIndex | undefined> {
-  const id = graphUuid.toLowerCase();
-  const v = version ?? (await latestGraphVersion(db, id));
-  if (v === undefined) return undefined;
-  const key = `${id}@${v}`;
-  const hit = cache.get(key);
-  if (hit) {
-    // refresh recency
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit.graph;
-  }
-  const text = await readBlob(db, id, v, "runtime");
-  if (text === undefined) return undefined;
-  return cache.get(key)?.graph ?? remember(id, v, parseStoredRuntime(text));
-}
-
-/** The stored runtime text (joined parts) -> indexed graph: what a Durable Object pays once per version. */
-export function parseStoredRuntime(text: string): GraphIndex {
-  return indexGraph(decodeRuntimeGraph(JSON.parse(text) as StoredRuntimeGraph));
-}
-
-/** Test hook: forget every cached graph. */
-export function clearGraphCache(): void {
-  cache.clear();
 }

@@ -4,10 +4,10 @@ import type { GoalRow } from "../db/schema";
 import type { Env } from "../env";
 import { badRequest, unprocessable } from "../errors";
 import type { GraphRef, MetricGoal, MetricsRequest, MetricValue } from "../objects/registration/rpc";
+import { loadRuntimeGraph } from "../reads/graph-versions";
 import type { ErrorDetail } from "../schemas/common";
 import type { MetricName } from "../schemas/metrics";
 import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, requestedGoals } from "./goal-specs";
-import { loadRuntimeGraph } from "./graph-store";
 
 /** A metrics request body after validation (the fields of every metric; each metric uses its own). */
 export interface MetricsBody {

@@ -1,68 +1,13 @@
-import { eq, sql } from "drizzle-orm";
+/**
+ * The write side of a graph's population sums (docs/recommendation.md "Estimation"): the statements
+ * the model-updates consumer adds every registration's statistics delta with. Reading the sums back
+ * as rates, per isolate, is src/reads/population-rates.ts.
+ */
+import { sql } from "drizzle-orm";
 import { rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
-import { SharedValue } from "../lib/shared-value";
-import { estimateRates } from "../tracing/estimate";
-import { type PopulationRates, priorPopulation } from "../tracing/rates";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statistics";
-
-/**
- * A graph's knowledge-tracing rates, learned from its population (docs/recommendation.md
- * "Estimation"): the model-updates consumer adds every registration's statistics delta to the
- * graph's sums in D1 (`populationWrites`), and each isolate turns the sums into rates
- * (`loadPopulationRates`, src/tracing/estimate.ts), at most POPULATION_TTL_MS behind
- * (docs/api-conventions.md "Freshness": population parameters at most 60 s behind).
- */
-export const POPULATION_TTL_MS = 30_000;
-/** While one caller re-reads expired rates, the others keep the previous ones this long at most (40 s in all). */
-const POPULATION_REFRESH_MS = 10_000;
-
-/** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */
-const cache = new SharedValue<{ version: number; rates: PopulationRates }>(POPULATION_TTL_MS, POPULATION_REFRESH_MS);
-
-export function clearPopulationCache(): void {
-  cache.clear();
-}
-
-/** The version of a graph's rates as a registration records it with its decisions. */
-const versionName = (graphUuid: string, version: number) => (version === 0 ? "prior" : `${graphUuid}:${version}`);
-
-/** The graph's current rates (the priors while nobody has answered), shared by the isolate (src/lib/shared-value.ts). */
-export async function loadPopulationRates(db: Db, graphUuid: string, nowMs = Date.now()): Promise<PopulationRates> {
-  const { rates } = await cache.get(graphUuid, nowMs, async (previous) => {
-    const head = await db.select({ version: populationGraphs.version }).from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)).get();
-    const version = head?.version ?? 0;
-    if (previous && previous.version === version) return previous;
-    if (version === 0) return { version, rates: priorPopulation() };
-    return { version, rates: estimateRates(await readTotals(db, graphUuid), versionName(graphUuid, version)) };
-  });
-  return rates;
-}
-
-async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
-  const [graph, items, objectives] = await db.batch([
-    db.select().from(populationGraphs).where(eq(populationGraphs.graphId, graphUuid)),
-    db.select().from(populationItems).where(eq(populationItems.graphId, graphUuid)),
-    db.select().from(populationObjectives).where(eq(populationObjectives.graphId, graphUuid)),
-  ]);
-  const totals = emptyDelta();
-  totals.speed = { learners: graph[0]?.learners ?? 0, logSquares: graph[0]?.logSquares ?? 0 };
-  for (const r of items)
-    totals.items[r.item] = {
-      objective: r.objective,
-      known: r.known,
-      knownRight: r.knownRight,
-      unknown: r.unknown,
-      unknownRight: r.unknownRight,
-      partial: r.partial,
-    };
-  for (const r of objectives) {
-    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries } = r;
-    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries };
-  }
-  return totals;
-}
 
 /** Rows per multi-row upsert: items bind 8 values a row (graph, item, objective, five counts), objectives 10. */
 const ITEM_ROWS = rowsPerInsert(8);

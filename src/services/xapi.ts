@@ -5,9 +5,9 @@ import { accounts, graphs, learningInstances, type RegistrationRow, registration
 import type { Env } from "../env";
 import { ApiError, badRequest, serviceUnavailable } from "../errors";
 import { findModule } from "../graphs/runtime-graph";
+import { loadRuntimeGraph } from "../reads/graph-versions";
 import type { ErrorDetail } from "../schemas/common";
 import { ingestEvents } from "./events";
-import { loadRuntimeGraph } from "./graph-store";
 import type { MappedStatement } from "./xapi-mapping";
 
 /** A registration named by statements: what mapping and ingestion need of it. */

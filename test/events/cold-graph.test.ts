@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
-import { clearGraphCache } from "../../src/services/graph-store";
-import { clearItemParamsCache } from "../../src/services/item-params";
+import { clearGraphCache } from "../../src/reads/graph-versions";
+import { clearItemParamsCache } from "../../src/reads/item-params";
 import { call, createAccount, createGraph, createInstance, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";

@@ -7,7 +7,7 @@ import worker from "../../src/index";
 import { SERVICE_PARAMS } from "../../src/model/service-params";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
-import { clearItemParamsCache } from "../../src/services/item-params";
+import { clearItemParamsCache } from "../../src/reads/item-params";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
 import { learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
 

@@ -6,7 +6,7 @@ import { populationGraphs, populationItems, populationObjectives } from "../../s
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
-import { clearPopulationCache, loadPopulationRates } from "../../src/services/population-rates";
+import { clearPopulationCache, loadPopulationRates } from "../../src/reads/population-rates";
 import { call, createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { outboxSize, registrationObject } from "../support/registration-object";

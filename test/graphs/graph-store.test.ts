@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
 import { openDb } from "../../src/db/client";
 import { findModule } from "../../src/graphs/runtime-graph";
-import { BLOB_PART_CHARS, clearGraphCache, loadRuntimeGraph, resolveGraphRef } from "../../src/services/graph-store";
+import { clearGraphCache, loadRuntimeGraph } from "../../src/reads/graph-versions";
+import { BLOB_PART_CHARS, resolveGraphRef } from "../../src/services/graph-store";
 import { call, createGraph, newPartner } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 

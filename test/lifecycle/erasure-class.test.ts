@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { openDb } from "../../src/db/client";
 import { accountProjections, populationGraphs, populationItems, populationObjectives } from "../../src/db/schema";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
-import { clearPopulationCache } from "../../src/services/population-rates";
+import { clearPopulationCache } from "../../src/reads/population-rates";
 import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
 import { completedReceipt, requestErasure } from "../support/lifecycle";

@@ -7,7 +7,7 @@ import { EventLog } from "../../src/objects/registration/event-log";
 import { type ModelState, ModelStateStore, replayModelState } from "../../src/objects/registration/model-state-store";
 import { Outbox } from "../../src/objects/registration/outbox";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
-import { loadRuntimeGraph } from "../../src/services/graph-store";
+import { loadRuntimeGraph } from "../../src/reads/graph-versions";
 import { registrationObject as registrationObjectOf } from "../../src/services/registrations";
 
 /**

@@ -13,7 +13,7 @@ import type { GraphIndex } from "../../graphs/runtime-graph";
 import type { ItemEntry } from "../../model";
 import { SERVICE_PARAMS } from "../../model/service-params";
 import { type GoalStatus, goalCompletion, goalStatus, type PreparedGoal } from "../../policy";
-import { itemPoolsFor } from "../../services/item-params";
+import { itemPoolsFor } from "../../reads/item-params";
 import type { PopulationRates } from "../../tracing/rates";
 import type { ModelState } from "./model-state-store";
 import type { MetricGoal } from "./rpc";

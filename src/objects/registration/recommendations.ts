@@ -10,7 +10,7 @@ interface CachedRecommendation {
   seq: number;
   /** the goal and graph versions it was computed for */
   goalKey: string;
-  /** the population rates' version it was computed with (src/services/population-rates.ts): with the log, what reproduces it */
+  /** the population rates' version it was computed with (src/reads/population-rates.ts): with the log, what reproduces it */
   ratesVersion: string;
   /** module_ids etc. without and with continued recommendations, computed when first asked */
   plain?: Recommendation;
