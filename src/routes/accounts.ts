@@ -1,11 +1,11 @@
 import type { Db } from "../db/client";
 import { notFound, unprocessable } from "../errors";
-import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { AccountSchema, CreateAccountBody, CreatedAccount } from "../schemas/accounts";
 import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";
 import { accountView, accountViewById, createAccountOrThrow, disableAccount, findAccount } from "../services/accounts";
+import { accountSubject, authorize } from "./authorize";
 
 const createAccountRoute = apiRoute({
   method: "post",

@@ -1,10 +1,10 @@
 import type { z } from "@hono/zod-openapi";
-import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { AccountsBatchBody, AccountsBatchResult } from "../schemas/accounts";
 import { json, jsonBody } from "../schemas/common";
 import { createAccount } from "../services/accounts";
+import { authorize } from "./authorize";
 
 const batchRoute = apiRoute({
   method: "post",

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody } from "../schemas/common";
 import { DataRequestsQuery, DataRequestViewSchema, PartnerSettingsSchema } from "../schemas/data-lifecycle";
 import { dataRequestView, listDataRequests } from "../services/data-requests";
 import { partnerSettings, updatePartnerSettings } from "../services/partner-settings";
+import { authorize } from "./authorize";
 
 const listRoute = apiRoute({
   method: "get",

@@ -2,13 +2,13 @@ import type { Context } from "hono";
 import type { ErasureRow } from "../db/schema";
 import { notFound, unprocessable } from "../errors";
 import type { AppEnv } from "../http/app-env";
-import { accountSubject, authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, refusal, uuidParams } from "../schemas/common";
 import { ErasureAcceptedSchema, ErasureReceiptSchema } from "../schemas/data-lifecycle";
 import { erasureReceipt, findErasure } from "../services/erasure/receipt";
 import { accountForErasure, type Subject as Erased, instanceForErasure, requestErasure } from "../services/erasure/request";
+import { accountSubject, authorize, instanceSubject } from "./authorize";
 
 const accepted = json(ErasureAcceptedSchema, "The erasure was recorded and runs in the background: poll GET /v0/erasures/{erasure_id} for the receipt");
 const location = { Location: { description: "/v0/erasures/{erasure_id}: the receipt", schema: { type: "string" as const } } };

@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import type { EventInput } from "../objects/registration/rpc";
@@ -10,6 +9,7 @@ import { BatchEvents, FocusEvent, GradedEvent, RecommendationFollowedEvent, Ungr
 import { identifierText } from "../schemas/text";
 import { checkTimes, ingestEvents } from "../services/events";
 import type { RegistrationContext } from "../services/registrations";
+import { authorizedRegistration } from "./authorize";
 
 const params = uuidParams("id");
 const IdempotencyHeaders = z.object({

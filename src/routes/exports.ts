@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { notFound } from "../errors";
-import { accountSubject, authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, uuidParams } from "../schemas/common";
 import { AccountExportSchema, ExportQuery, XapiStatementSchema } from "../schemas/data-lifecycle";
 import { findAccount } from "../services/accounts";
 import { startExport } from "../services/export/start";
+import { accountSubject, authorize } from "./authorize";
 
 const exportRoute = apiRoute({
   method: "get",

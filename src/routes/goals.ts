@@ -3,7 +3,6 @@ import type { Context } from "hono";
 import type { LearningInstanceRow } from "../db/schema";
 import { notFound } from "../errors";
 import type { AppEnv } from "../http/app-env";
-import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, pageQuery, refusal, uuid } from "../schemas/common";
@@ -11,6 +10,7 @@ import { AssignmentSchema, BatchAssignmentBody, BatchAssignmentResult, GoalBodyS
 import { assign, batchAssignment, isAssigned, requireRegistrationOf, unassign } from "../services/goal-assignments";
 import { createGoal, deleteGoal, goalScope, goalView, listGoals, requireGoalOf, resolvedScopeView, updateGoal } from "../services/goals";
 import { requireLearningInstance } from "../services/learning-instances";
+import { authorize, instanceSubject } from "./authorize";
 
 const GOALS = "/v0/learning-instances/{id}/scoped-goals";
 const GOAL = `${GOALS}/{goal_id}`;

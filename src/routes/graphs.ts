@@ -4,7 +4,6 @@ import type { GraphRow } from "../db/schema";
 import { forbidden, notFound } from "../errors";
 import { validateGraph } from "../graphs/validate-graph";
 import type { AppEnv } from "../http/app-env";
-import { authorize, type Subject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { readGraphDocument } from "../reads/graph-versions";
@@ -20,6 +19,7 @@ import {
 import { GRAPH_DOCUMENT_MAX_BYTES } from "../schemas/limits";
 import { findAccount } from "../services/accounts";
 import { findGraph, ingestGraph, listGraphs, updateGraph } from "../services/graph-store";
+import { authorize, type Subject } from "./authorize";
 
 type Entitlement = "partner_graph_ingest" | "partner_graph_validate" | "partner_graph_update";
 

@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { unprocessable } from "../errors";
-import { authorize, instanceSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, pageQuery, refusal, uuidParams } from "../schemas/common";
@@ -17,6 +16,7 @@ import {
   updateLearningInstance,
 } from "../services/learning-instances";
 import { registrationView } from "../services/registrations";
+import { authorize, instanceSubject } from "./authorize";
 
 const idParams = uuidParams("id");
 

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { authorizedInstance, authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, unknownGoalRefused, uuidParams } from "../schemas/common";
@@ -8,6 +7,7 @@ import { METRIC_BODIES, METRIC_VALUES, type MetricName, metricTable, WatchBody, 
 import { nextPage } from "../services/goal-specs";
 import { learnersToWatch } from "../services/learners-to-watch";
 import { instanceMetrics, type MetricsBody, registrationMetrics } from "../services/metrics";
+import { authorizedInstance, authorizedRegistration } from "./authorize";
 
 /** Per metric: the operationId stem, the summary's noun and the description (docs/analytics.md). */
 const METRIC_DOCS: Record<MetricName, { name: string; title: string; description: string; page?: string }> = {

@@ -1,9 +1,9 @@
-import { authorize } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, refusal } from "../schemas/common";
 import { PredictedScoreBody, PredictedScoreResponse } from "../schemas/predicted-score";
 import { predictedScoreFor } from "../services/predicted-score";
+import { authorize } from "./authorize";
 
 const predictedScoreRoute = apiRoute({
   method: "post",

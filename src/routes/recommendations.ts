@@ -1,9 +1,9 @@
-import { authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, uuidParams } from "../schemas/common";
 import { RecommendationQuery, RecommendationSchema } from "../schemas/recommendations";
 import { recommendationFor } from "../services/recommendations";
+import { authorizedRegistration } from "./authorize";
 
 const recommendationRoute = apiRoute({
   method: "get",

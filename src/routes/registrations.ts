@@ -1,4 +1,3 @@
-import { authorize, instanceSubject, registrationSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, noContent, refusal, uuidParams } from "../schemas/common";
@@ -6,6 +5,7 @@ import { CreateRegistrationBody, RegistrationSchema } from "../schemas/registrat
 import { findAccount } from "../services/accounts";
 import { requireLearningInstance } from "../services/learning-instances";
 import { createRegistration, deleteRegistration, registrationView, requireRegistration } from "../services/registrations";
+import { authorize, instanceSubject, registrationSubject } from "./authorize";
 
 const regParams = uuidParams("reg_id");
 

@@ -1,10 +1,10 @@
-import { authorizedInstance, authorizedRegistration } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, jsonBody, unknownGoalRefused, uuidParams } from "../schemas/common";
 import { InstanceStatusBody, RegistrationStatusBody, RegistrationStatusTableSchema, StatusTableSchema } from "../schemas/status-and-progress";
 import { nextPage } from "../services/goal-specs";
 import { instanceStatusPage, registrationStatus } from "../services/status-and-progress";
+import { authorizedInstance, authorizedRegistration } from "./authorize";
 
 const instanceRoute = apiRoute({
   method: "post",

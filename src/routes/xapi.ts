@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 import { ApiError, badRequest } from "../errors";
 import type { AppEnv } from "../http/app-env";
-import { authorize, registrationSubject } from "../http/authorize";
 import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { type ErrorDetail, json, jsonBody, noContent, refusal } from "../schemas/common";
 import { PostStatementsBody, PutStatementQuery, type Statement, StatementIdsSchema, StatementSchema, XAPI_VERSION, XapiVersionHeader } from "../schemas/xapi";
 import { claimStatements, ingestStatements, statementTargets, unknownModules } from "../services/xapi";
 import { type MappedStatement, mapStatement, statementFingerprint } from "../services/xapi-mapping";
+import { authorize, registrationSubject } from "./authorize";
 
 const DOC = "docs/xapi.md";
 const CONTRACT = `Each statement becomes a graded event (\`result.success\` present) or an ungraded event on the module \`object.id\` names, for the registration \`context.registration\` names; \`actor.account.name\` must be that registration's account \`external_user_id\` (the mapping: ${DOC}). The statements are validated together and stored all or nothing, and applied to the learner model before the answer, exactly as event posts. A statement id is stored once: the same statement sent again changes nothing, the same id with another statement is 409. Refusals name each statement's problem in \`details\` (\`body[3].object.id\`). Voiding is 501; the statement query API and the document resources answer 501 too.`;

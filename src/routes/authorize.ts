@@ -1,9 +1,9 @@
 import type { Context } from "hono";
 import { forbidden, notFound } from "../errors";
+import type { AppEnv } from "../http/app-env";
+import { callerRules, type Role } from "../http/caller-rules";
 import { requireInstanceWithGraph } from "../services/learning-instances";
 import { hasLiveRegistration, type RegistrationContext, registrationContext } from "../services/registrations";
-import type { AppEnv } from "./app-env";
-import { callerRules, type Role } from "./caller-rules";
 
 /** What a caller rule is evaluated against: the resource named by the request. */
 export interface Subject {
