@@ -2,7 +2,9 @@
  * Dependency rules of the layers in docs/architecture.md, checked by `npm run deps` (part of npm test).
  * Type-only imports count (tsPreCompilationDeps): a layer may not even name the types of a layer above it.
  */
-const SERVICE = "^src/(app|index|config|env)\\.ts$|^src/(routes|http|services|objects|queues|db|auth|rate-limits)/";
+const SERVICE = "^src/(app|index|config|env)\\.ts$|^src/(routes|http|services|objects|queues|reads|db|auth|rate-limits)/";
+/** The Durable Object classes: src/env.ts names each in its binding's type, and each takes the bindings as its env. */
+const OBJECT_CLASSES = "^src/objects/(token-gate|ip-gate|partner-gate|registration/registration-object)\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -10,9 +12,33 @@ module.exports = {
       name: "no-cycles",
       severity: "error",
       comment:
-        "No import cycles, type-only ones included. src/env.ts is exempt: the Worker's bindings name the Durable Object classes, which take the bindings as their env (the Workers pattern).",
-      from: { pathNot: "^src/env\\.ts$" },
-      to: { circular: true, viaOnly: { pathNot: "^src/env\\.ts$" } },
+        "No import cycles, type-only ones included: a module in any loop is reported, wherever the loop goes (through src/env.ts too). The Durable Objects' modules and src/env.ts are checked by the three rules below, which allow the one loop the Workers pattern needs and nothing else.",
+      from: { pathNot: "^src/(env\\.ts|objects/)" },
+      to: { circular: true },
+    },
+    {
+      name: "no-cycles-among-objects",
+      severity: "error",
+      comment:
+        "No loop among the Durable Objects' modules. The one loop allowed is src/env.ts <-> a class (env.ts names the class in DurableObjectNamespace<Class>, the class takes Env as its bindings), and since only the classes import env.ts (next rule), any other loop through env.ts passes an edge between two object modules and is reported here.",
+      from: { path: "^src/objects/" },
+      to: { path: "^src/objects/", circular: true },
+    },
+    {
+      name: "bindings-in-object-classes-only",
+      severity: "error",
+      comment:
+        "Of the Durable Objects' modules only the classes import src/env.ts (the Worker's bindings, their env); their helpers get the bindings they use as arguments. This keeps the env.ts loop at two files, so no-cycles-among-objects sees every other one.",
+      from: { path: "^src/objects/", pathNot: OBJECT_CLASSES },
+      to: { path: "^src/env\\.ts$" },
+    },
+    {
+      name: "env-names-types-only",
+      severity: "error",
+      comment:
+        "src/env.ts declares the bindings' types: every import it makes is type-only, so its loop with each Durable Object class (the Workers pattern) carries no code.",
+      from: { path: "^src/env\\.ts$" },
+      to: { dependencyTypesNot: ["type-only"] },
     },
     {
       name: "pure-model",
@@ -51,11 +77,12 @@ module.exports = {
       to: { path: SERVICE },
     },
     {
-      name: "objects-not-http",
+      name: "objects-below-services",
       severity: "error",
-      comment: "Durable Objects own storage and concurrency; they do not import the HTTP layer or the routes.",
+      comment:
+        "Durable Objects own storage and concurrency and sit below the use cases: they read D1 through src/reads (as the services do), never through a service, and import neither the HTTP layer, the routes, nor the queue consumers. The queue message types they send are src/queues/messages.ts.",
       from: { path: "^src/objects/" },
-      to: { path: "^src/(routes|http)/" },
+      to: { path: "^src/(routes|http|services|queues)/|^src/(app|index|config)\\.ts$", pathNot: "^src/queues/messages\\.ts$" },
     },
     {
       name: "rate-limits-not-http",
@@ -65,11 +92,12 @@ module.exports = {
       to: { path: "^src/(routes|http|services|objects)/" },
     },
     {
-      name: "services-not-routes",
+      name: "services-not-http",
       severity: "error",
-      comment: "Use cases do not know the routes that call them.",
+      comment:
+        "Use cases know neither the routes that call them nor the HTTP layer: they throw the errors of src/errors.ts, which the HTTP layer renders (src/http/errors.ts).",
       from: { path: "^src/(services|queues)/" },
-      to: { path: "^src/routes/" },
+      to: { path: "^src/(routes|http)/" },
     },
     {
       name: "http-not-routes",
@@ -79,11 +107,42 @@ module.exports = {
       to: { path: "^src/routes/" },
     },
     {
+      name: "http-not-services",
+      severity: "error",
+      comment:
+        "The HTTP plumbing (authentication, validation, rate limits, error rendering) loads no resource: handlers load theirs through the services and authorize the caller on them (src/routes/authorize.ts).",
+      from: { path: "^src/http/" },
+      to: { path: "^src/(services|queues)/" },
+    },
+    {
+      name: "reads-below-services",
+      severity: "error",
+      comment:
+        "The shared D1 reads (src/reads: graph versions, item parameters, population rates, live goals, with their isolate caches) serve both the services and the Durable Objects, so they import neither: only the D1 layer and the pure layers.",
+      from: { path: "^src/reads/" },
+      to: { path: SERVICE, pathNot: "^src/(reads|db)/" },
+    },
+    {
+      name: "errors-at-the-bottom",
+      severity: "error",
+      comment: "ApiError (src/errors.ts) is thrown by services, routes and the HTTP layer alike: it imports none of them.",
+      from: { path: "^src/errors\\.ts$" },
+      to: { path: SERVICE },
+    },
+    {
+      name: "queue-messages-pure",
+      severity: "error",
+      comment:
+        "The queue message types are named by src/env.ts, the Durable Objects, the services and the consumers: they import only pure types, so naming them pulls in no layer (and no loop).",
+      from: { path: "^src/queues/messages\\.ts$" },
+      to: { pathNot: "^src/(model|graphs|domain|schemas|analytics|tracing|lib)/" },
+    },
+    {
       name: "db-at-the-bottom",
       severity: "error",
       comment: "The D1 schema and query helpers import only the contract's types and pure graph types.",
       from: { path: "^src/db/" },
-      to: { path: "^src/(routes|http|services|objects|queues)/" },
+      to: { path: "^src/(routes|http|services|objects|queues|reads)/" },
     },
     {
       name: "client-standalone",

@@ -1,7 +1,12 @@
-import type { Env } from "../../env";
 import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
 import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./outbox-messages";
+
+/** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
+interface OutboxQueues {
+  modelUpdates: Queue<ModelUpdateMessage>;
+  projections: Queue<ProjectionMessage>;
+}
 
 /** Queues take batches of at most 256 KB and 100 messages. */
 const SEND_BATCH_BYTES = 200_000;
@@ -50,14 +55,14 @@ export class Outbox {
   }
 
   /** Sends the oldest messages of every queue (one batch each); "more" when some remain, "failed" when a queue refused (nothing of it deleted). */
-  async sendNext(env: Env, registrationId: string): Promise<SendResult> {
+  async sendNext(queues: OutboxQueues, registrationId: string): Promise<SendResult> {
     const results = await Promise.all([
       this.#send("model-updates", (rows) =>
-        env.MODEL_UPDATES.sendBatch(
+        queues.modelUpdates.sendBatch(
           rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })),
         ),
       ),
-      this.#send("projections", (rows) => env.PROJECTIONS.sendBatch(rows.map((r) => ({ body: JSON.parse(r.body) as ProjectionMessage })))),
+      this.#send("projections", (rows) => queues.projections.sendBatch(rows.map((r) => ({ body: JSON.parse(r.body) as ProjectionMessage })))),
     ]);
     if (results.includes("failed")) return "failed";
     return results.includes("more") ? "more" : "empty";

@@ -264,7 +264,7 @@ export class RegistrationObject extends DurableObject<Env> {
     if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     if (this.#projection.pending()) await this.#publishProjection();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
-    const sent = await this.#outbox.sendNext(this.env, registrationId);
+    const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
     if (sent === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.set(Date.now());
     else if (this.#population.pending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
