@@ -2,6 +2,9 @@
 //   npm run bench -- throughput [--quick] [--seconds 10] [--rounds 3] [--series-seconds 5] [--no-series]
 //     [--learners 1000] [--prior-events 10,1000,100000] [--only KEY,...] [--profile KEY] [--app-root DIR]
 //   --profile KEY: a CPU profile of one scenario (workerd's inspector) instead of the tables;
+//     --profile-out DIR also writes each raw profile there (KEY.cpuprofile, for Chrome DevTools);
+//   --rate N: offer N requests/s per round instead of as many as are answered (CPU per request of two
+//     versions compared at the same load, on a machine whose other work moves the throughput);
 //   --app-root DIR: measure the Worker of another checkout (e.g. a worktree of main) with this harness.
 // Builds the Worker as it deploys (`wrangler deploy --dry-run`), runs it in one workerd through
 // Miniflare's API (no `wrangler dev`), each Worker on its own socket, with its real bindings (D1
@@ -12,7 +15,7 @@
 // req/s, p50, p99, server CPU ms per request (workerd's utime + stime), the ratios to hello-world and
 // to the scenario's floor, the scaling series and the budget lines.
 import { execSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -40,6 +43,8 @@ const { values } = parseArgs({
     "prior-events": { type: "string" },
     only: { type: "string" },
     profile: { type: "string" },
+    "profile-out": { type: "string" },
+    rate: { type: "string" },
     "app-root": { type: "string" },
     "class-start-learners": { type: "string" },
   },
@@ -54,6 +59,7 @@ const LEARNERS = Number(values.learners ?? 1000);
 const CLASS_START_LEARNERS = Number(values["class-start-learners"] ?? 200);
 const PRIOR = (values["prior-events"] ?? (QUICK ? "10,1000,10000" : "10,1000,100000")).split(",").map(Number);
 const QUIET_MS = 1500;
+const RATE = values.rate ? Number(values.rate) : undefined;
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const t0 = Date.now();
@@ -75,7 +81,7 @@ const rate = new Map<string, number>();
 /** A warm-up (timed, discarded) or a counted round of about `seconds` (kept). */
 async function runRound(s: Scenario, seconds: number, pids: number[], keep = true): Promise<void> {
   const amount = keep ? Math.max(2 * S.CONNECTIONS, Math.round((rate.get(s.key) ?? 0) * seconds)) : undefined;
-  const r = await round(s.traffic(), { connections: S.CONNECTIONS, seconds, amount, pids, quietMs: QUIET_MS });
+  const r = await round(s.traffic(), { connections: S.CONNECTIONS, seconds, amount, pids, quietMs: QUIET_MS, rate: RATE });
   if (r.requests > 0) rate.set(s.key, r.requests / r.durationS);
   const bad = Object.entries(r.statuses).filter(([code]) => Number(code) < 200 || Number(code) >= 300);
   if (bad.length || r.errors || (keep && r.requests === 0)) {
@@ -246,7 +252,9 @@ async function main() {
         await runRound(s, WARMUP_SECONDS, pids, false);
         await profiler.start();
         await runRound(s, SECONDS, pids, false);
-        console.log(`\n### profile: ${s.label}\n${summarizeProfile(await profiler.stop())}`);
+        const profile = await profiler.stop();
+        if (values["profile-out"]) writeFileSync(join(resolve(values["profile-out"]), `${key}.cpuprofile`), JSON.stringify(profile));
+        console.log(`\n### profile: ${s.label}\n${summarizeProfile(profile)}`);
       }
       profiler.close();
       return;

@@ -45,6 +45,8 @@ export interface RoundOptions {
   pids: number[];
   /** how long the server must stay quiet after the round before it counts as idle (ms) */
   quietMs: number;
+  /** offered load in requests per second over all connections (autocannon's overallRate); none: as fast as answered */
+  rate?: number;
 }
 
 export async function round(traffic: Traffic, options: RoundOptions): Promise<RoundResult> {
@@ -80,6 +82,7 @@ export async function round(traffic: Traffic, options: RoundOptions): Promise<Ro
       url: traffic.url,
       connections: options.connections,
       ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
+      ...(options.rate ? { overallRate: options.rate } : {}),
       requests,
       timeout: 60,
     },

@@ -18,6 +18,7 @@ const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString(
  * already have run on its own; either way the outbox ends empty.
  */
 async function flushOutbox(id: string): Promise<void> {
+  await runInDurableObject(registrationObject(id), (object: RegistrationObject) => object.alarm()); // releases the held answers
   while ((await outboxSize(id)) > 0) await runInDurableObject(registrationObject(id), (object: RegistrationObject) => object.alarm());
   expect(await outboxSize(id)).toBe(0);
 }
@@ -71,6 +72,26 @@ describe("online item refinement", () => {
     expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: p.adminToken, body: { events } })).status).toBe(204);
     await flushOutbox(reg.id);
     await expectObservations(await demoGraphUuid(p), 500);
+  });
+
+  it("a registration's answers wait for its next contribution, then go to the queue together, each once", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    const post = (module: string, m: number) =>
+      call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+        token: p.adminToken,
+        body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: true },
+      });
+    expect((await post("mref-a1", 3)).status).toBe(204);
+    await flushOutbox(reg.id); // the first contribution is due at once
+    expect((await post("mref-a2", 2)).status).toBe(204);
+    expect((await post("mref-b1", 1)).status).toBe(204);
+    // the next contribution is due 10 s after the first: nothing of these answers is queued yet
+    expect(await outboxSize(reg.id)).toBe(0);
+    await runInDurableObject(registrationObject(reg.id), (_o, state) => state.storage.kv.delete("population_contributed_at"));
+    await flushOutbox(reg.id);
+    await expectObservations(await demoGraphUuid(p), 3);
   });
 
   it("the consumer refines item parameters exactly once per message, even when delivered twice", async () => {

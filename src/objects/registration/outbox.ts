@@ -20,6 +20,9 @@ export type OutboxQueue = "model-updates" | "projections";
 
 export type SendResult = "empty" | "more" | "failed";
 
+/** Outbox rows of graded answers not yet due for a queue (sent by no one until released). */
+const HELD = "held-observations";
+
 /**
  * The registration's outbox: messages written in the same transaction as the events they come from,
  * sent to their queue later (by the alarm), deleted only once the queue took them. Model-update
@@ -33,7 +36,25 @@ export class Outbox {
     this.#sql = sql;
   }
 
-  addObservations(graphUuid: string, observations: ItemObservation[]): void {
+  /**
+   * Keeps an event's graded answers (inside the event's transaction) until `releaseObservations`
+   * puts every kept answer into one message: the population contribution's cadence, not one message
+   * per event. Item refinement may lag the answers (decisions.md "Freshness": at most 60 s).
+   */
+  holdObservations(observations: ItemObservation[]): void {
+    if (observations.length) this.#insert(HELD, JSON.stringify(observations));
+  }
+
+  holdsObservations(): boolean {
+    return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", HELD).toArray().length > 0;
+  }
+
+  /** The answers kept since the last release, as model-update messages (inside the caller's transaction). */
+  releaseObservations(graphUuid: string): void {
+    const held = this.#sql.exec<{ body: string }>("SELECT body FROM outbox WHERE queue = ? ORDER BY id", HELD).toArray();
+    if (held.length === 0) return;
+    this.#sql.exec("DELETE FROM outbox WHERE queue = ?", HELD);
+    const observations = held.flatMap((r) => JSON.parse(r.body) as ItemObservation[]);
     for (const body of outboxMessages(graphUuid, observations)) this.#insert("model-updates", body);
   }
 
@@ -50,7 +71,7 @@ export class Outbox {
     }
   }
 
-  #insert(queue: OutboxQueue, body: string): void {
+  #insert(queue: OutboxQueue | typeof HELD, body: string): void {
     this.#sql.exec("INSERT INTO outbox (queue, body) VALUES (?, ?)", queue, body);
   }
 
@@ -93,7 +114,8 @@ export class Outbox {
     return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", queue).toArray().length > 0 ? "more" : "empty";
   }
 
+  /** Messages waiting for a queue (held answers not counted: they become messages when released). */
   size(): number {
-    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
+    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox WHERE queue != ?", HELD).one().n;
   }
 }

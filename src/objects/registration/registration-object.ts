@@ -255,22 +255,28 @@ export class RegistrationObject extends DurableObject<Env> {
   }
 
   /**
-   * Off the response path: contributes the changed evidence to the population statistics (at most
-   * every CONTRIBUTE_EVERY_MS) and sends the outbox to its queues; a failed send is retried.
+   * Off the response path: contributes the changed evidence to the population statistics and
+   * releases the graded answers held for item refinement (both at most every CONTRIBUTE_EVERY_MS),
+   * publishes the projection, and sends the outbox to its queues; a failed send is retried.
    */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
     if (isErased(this.ctx.storage)) return;
-    if (this.#population.pending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
+    if (this.#modelUpdatesPending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     if (this.#projection.pending()) await this.#publishProjection();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
     if (sent === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.set(Date.now());
-    else if (this.#population.pending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
+    else if (this.#modelUpdatesPending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
   }
 
-  /** The registration's changed evidence, re-read under the graph's current rates, into the outbox (src/tracing/contribute.ts). */
+  /** Changed evidence not yet contributed, or graded answers not yet released to the model-updates queue. */
+  #modelUpdatesPending(): boolean {
+    return this.#population.pending() || this.#outbox.holdsObservations();
+  }
+
+  /** The registration's changed evidence, re-read under the graph's current rates, and the held graded answers, into the outbox (src/tracing/contribute.ts). */
   async #contribute(): Promise<void> {
     await this.#ensureStateMatchesParams();
     const kv = this.ctx.storage.kv;
@@ -280,6 +286,8 @@ export class RegistrationObject extends DurableObject<Env> {
     const graph = modelGraphFor(await this.#graph(graphUuid, kv.get<number>("graph_version") ?? 1));
     const population = await this.#rates(graphUuid, nowMs);
     this.ctx.storage.transactionSync(() => {
+      this.#outbox.releaseObservations(graphUuid);
+      if (!this.#population.pending()) return;
       const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
       this.#outbox.addPopulation(graphUuid, delta);
     });
@@ -326,7 +334,7 @@ export class RegistrationObject extends DurableObject<Env> {
     }
     this.#model.write(state);
     this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
-    this.#outbox.addObservations(request.graphUuid, observations);
+    this.#outbox.holdObservations(observations);
     if (interactions.length) {
       this.#analytics.record(observations, interactions, () => this.#log.interactions());
       this.#projection.mark(firstPublish ? "all" : changedObjectives(before.learner, state.learner));
