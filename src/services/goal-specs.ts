@@ -80,6 +80,29 @@ export function nextPage(query: { registration_offset: number; registrations_per
 }
 
 /**
+ * The query of `learnerPage`, with and without the goal filter, prepared once per drizzle instance
+ * (building its SQL cost more CPU than running it: a class page polled every few seconds builds it each time).
+ */
+function learnerPageQuery(db: Db, byGoals: boolean) {
+  const filters = [eq(registrations.learningInstanceId, sql.placeholder("liId")), eq(registrations.type, "learner"), isNull(registrations.deletedAt)];
+  if (byGoals) {
+    filters.push(
+      sql`EXISTS (SELECT 1 FROM ${goalAssignments} WHERE ${goalAssignments.registrationId} = ${registrations.id} AND ${goalAssignments.goalId} IN (SELECT value FROM json_each(${sql.placeholder("goalIds")})))`,
+    );
+  }
+  return db
+    .select({ id: registrations.id })
+    .from(registrations)
+    .where(and(...filters))
+    .orderBy(...creationOrder(registrations))
+    .limit(sql.placeholder("limit"))
+    .offset(sql.placeholder("offset"))
+    .prepare();
+}
+
+const learnerPageQueries = new WeakMap<Db, { all: ReturnType<typeof learnerPageQuery>; byGoals: ReturnType<typeof learnerPageQuery> }>();
+
+/**
  * One page of an instance table's rows (decisions.md "Clarifications"): the live learner
  * registrations, in creation order, that have at least one of `goalIds` assigned (every learner when
  * no goals are given). Asks for one row more than the page to tell whether another page follows.
@@ -91,19 +114,12 @@ export async function learnerPage(
   offset: number,
   perPage: number,
 ): Promise<{ ids: string[]; more: boolean }> {
-  const filters = [eq(registrations.learningInstanceId, liId), eq(registrations.type, "learner"), isNull(registrations.deletedAt)];
-  if (goalIds?.length) {
-    filters.push(
-      sql`EXISTS (SELECT 1 FROM ${goalAssignments} WHERE ${goalAssignments.registrationId} = ${registrations.id} AND ${goalAssignments.goalId} IN (SELECT value FROM json_each(${JSON.stringify(goalIds)})))`,
-    );
+  let queries = learnerPageQueries.get(db);
+  if (!queries) {
+    queries = { all: learnerPageQuery(db, false), byGoals: learnerPageQuery(db, true) };
+    learnerPageQueries.set(db, queries);
   }
-  const rows = await db
-    .select({ id: registrations.id })
-    .from(registrations)
-    .where(and(...filters))
-    .orderBy(...creationOrder(registrations))
-    .limit(perPage + 1)
-    .offset(offset)
-    .all();
+  const params = { liId, limit: perPage + 1, offset };
+  const rows = goalIds?.length ? await queries.byGoals.all({ ...params, goalIds: JSON.stringify(goalIds) }) : await queries.all.all(params);
   return { ids: rows.slice(0, perPage).map((r) => r.id), more: rows.length > perPage };
 }

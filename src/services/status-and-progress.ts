@@ -3,6 +3,7 @@ import type { GoalRow, RegistrationRow } from "../db/schema";
 import type { Env } from "../env";
 import { unprocessable } from "../errors";
 import type { GoalSpec } from "../objects/registration/rpc";
+import { CLASS_STATUS_MAX_AGE_MS } from "../objects/registration/status-memo";
 import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
@@ -34,6 +35,7 @@ export function unassignedCell(goal: GoalRow): StatusAndProgress {
 /**
  * One table row: the registration's Durable Object computes the assigned goals' status (the same
  * rules as its recommendations), unassigned goals get the no_work cell. One object call per row.
+ * `maxAgeMs`: how old a status computed earlier for the same learner state may be (class pages only).
  */
 async function rowFor(
   env: Env,
@@ -41,12 +43,14 @@ async function rowFor(
   columns: GoalRow[],
   specs: Map<string, GoalSpec>,
   assigned: Map<string, number> | undefined,
+  maxAgeMs = 0,
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
   const computed = mine.length
     ? await registrationObject(env, registrationId).statuses(
         mine.map((g) => specs.get(g.id) as GoalSpec),
         Date.now(),
+        maxAgeMs,
       )
     : [];
   const byGoal = new Map(mine.map((g, i) => [g.id, computed[i]]));
@@ -141,6 +145,7 @@ export async function instanceStatusPage(
     columns.map((g) => g.id),
   );
   const specs = specsOf(columns, graph.uuid, graph.version);
-  const rows = await Promise.all(regIds.map((id) => rowFor(env, id, columns, specs, assigned.get(id))));
+  // A class-level read (decisions.md "Freshness"): a learner's status may be a few seconds old, never behind its events.
+  const rows = await Promise.all(regIds.map((id) => rowFor(env, id, columns, specs, assigned.get(id), CLASS_STATUS_MAX_AGE_MS)));
   return { columns, rows, more };
 }

@@ -42,6 +42,7 @@ import type {
 } from "./rpc";
 import { migrate } from "./schema";
 import { StatementRecords } from "./statements";
+import { StatusMemo } from "./status-memo";
 
 /**
  * One object per registration. It serializes every event post of the registration and keeps, in
@@ -61,6 +62,7 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #population: PopulationShare;
   readonly #projection: PendingProjection;
   readonly #alarm: AlarmSchedule;
+  readonly #statuses = new StatusMemo();
   /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
   readonly #graphLoads = new InFlight<GraphIndex | undefined>();
   readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
@@ -160,14 +162,19 @@ export class RegistrationObject extends DurableObject<Env> {
     return { id, ...recommendation };
   }
 
-  /** Goal status and progress (spec 2.5) for each goal, by the same rules as the recommendation's ready and stuck. */
-  async statuses(goals: GoalSpec[], nowMs: number): Promise<GoalStatus[]> {
+  /**
+   * Goal status and progress (spec 2.5) for each goal, by the same rules as the recommendation's
+   * ready and stuck. `maxAgeMs`: a class-level read may be answered a status computed that long ago
+   * for the same learner state and rates (./status-memo.ts); a registration's own read asks 0.
+   */
+  async statuses(goals: GoalSpec[], nowMs: number, maxAgeMs = 0): Promise<GoalStatus[]> {
     await this.#ensureStateMatchesParams();
     const out: GoalStatus[] = [];
     for (const spec of goals) {
       const goal = await this.#preparedGoal(spec);
       const population = await this.#rates(spec.graphUuid, nowMs);
-      out.push(goalStatus(goal, this.#model.current().tutor, population, { nowMs }));
+      const { learner, tutor } = this.#model.current();
+      out.push(this.#statuses.get(spec, learner.seq, population.version, nowMs, maxAgeMs, () => goalStatus(goal, tutor, population, { nowMs })));
     }
     return out;
   }
