@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
@@ -22,6 +22,27 @@ export class OAuthError extends Error {
   get status(): 400 | 401 {
     return this.error === "invalid_client" ? 401 : 400;
   }
+}
+
+/** The client and the account its scope names: prepared once per drizzle instance (not built per token request). */
+function clientQuery(db: Db) {
+  return db
+    .select({ partner: partners, account: accounts })
+    .from(partners)
+    .leftJoin(accounts, and(eq(accounts.partnerId, partners.id), eq(accounts.externalUserId, sql.placeholder("scope"))))
+    .where(eq(partners.clientId, sql.placeholder("clientId")))
+    .prepare();
+}
+
+const clientQueries = new WeakMap<Db, ReturnType<typeof clientQuery>>();
+
+function clientQueryOf(db: Db): ReturnType<typeof clientQuery> {
+  let query = clientQueries.get(db);
+  if (!query) {
+    query = clientQuery(db);
+    clientQueries.set(db, query);
+  }
+  return query;
 }
 
 /**
@@ -51,13 +72,8 @@ export async function authenticateClient(
   } catch {
     throw new OAuthError("invalid_client", "The Basic credentials are not valid form-urlencoded text.");
   }
-  const row = await db
-    .select({ partner: partners, account: accounts })
-    .from(partners)
-    // external_user_id is never empty, so without a scope the join finds nothing
-    .leftJoin(accounts, and(eq(accounts.partnerId, partners.id), eq(accounts.externalUserId, scope ?? "")))
-    .where(eq(partners.clientId, clientId))
-    .get();
+  // external_user_id is never empty, so without a scope the join finds nothing
+  const row = await clientQueryOf(db).get({ clientId, scope: scope ?? "" });
   // Compare against a digest even when the client is unknown, so both failures take the same time.
   const ok = await secretMatches(secret, row?.partner.clientSecretHash ?? "no-such-client");
   if (!row || !ok) throw new OAuthError("invalid_client", "Unknown client or wrong client secret.");
@@ -129,21 +145,28 @@ async function retire(env: Env, db: Db, tokens: IssuedToken[], why: string): Pro
 }
 
 /**
- * The account's live access tokens beyond MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT, oldest (earliest
- * expiry) first: issuance retires them, so a client is never refused for the cap (docs/architecture.md "Tokens") and
- * the number of gates one disable must call stays bounded. One indexed query (no rows in the usual
- * case), read in the same round trip as the account's re-check; one TokenGate call per retired token. Concurrent issuances at the cap may both pick the same
- * oldest token, overshooting by the requests in flight until the next issuance.
+ * The D1 batch of an issuance (a transaction, one round trip), as plain SQL (written as drizzle
+ * writes it): building these six statements with drizzle on every token request cost about a tenth
+ * of the request's CPU (docs/performance.md). In order: bookkeeping (the account's expired access tokens and spent or
+ * expired refresh tokens dropped, so it stays small), the new pair, then the re-check. The re-check
+ * reads after the token rows are written, so a concurrent disable either sees this token's row (and
+ * revokes it) or this read sees the disable.
+ *
+ * The last statement reads the account's live access tokens beyond MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT,
+ * oldest (earliest expiry) first: issuance retires them, so a client is never refused for the cap
+ * (docs/architecture.md "Tokens") and the number of gates one disable must call stays bounded. One
+ * indexed query (no rows in the usual case); one TokenGate call per retired token. Concurrent
+ * issuances at the cap may both pick the same oldest token, overshooting by the requests in flight
+ * until the next issuance.
  */
-function beyondCapQuery(db: Db, accountId: string, now: number) {
-  return db
-    .select({ jti: accessTokens.jti, expiresAt: accessTokens.expiresAt })
-    .from(accessTokens)
-    .where(and(eq(accessTokens.accountId, accountId), gt(accessTokens.expiresAt, now)))
-    .orderBy(desc(accessTokens.expiresAt), desc(sql`rowid`))
-    .limit(REVOKE_CONCURRENCY)
-    .offset(MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT);
-}
+const ISSUE_SQL = [
+  'delete from "access_tokens" where "account_id" = ?1 and "expires_at" <= ?2',
+  'delete from "refresh_tokens" where "account_id" = ?1 and ("used_at" is not null or "expires_at" <= ?2)',
+  'insert into "access_tokens" ("jti", "account_id", "expires_at") values (?1, ?2, ?3)',
+  'insert into "refresh_tokens" ("token_hash", "partner_id", "account_id", "expires_at", "used_at", "access_jti") values (?1, ?2, ?3, ?4, null, ?5)',
+  'select "disabled_at" from "accounts" where "id" = ?1',
+  'select "jti", "expires_at" from "access_tokens" where "account_id" = ?1 and "expires_at" > ?2 order by "expires_at" desc, rowid desc limit ?3 offset ?4',
+] as const;
 
 async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow, account: AccountRow): Promise<TokenResponse> {
   const now = Date.now();
@@ -151,28 +174,20 @@ async function issueTokens(env: Env, db: Db, config: Config, partner: PartnerRow
   const jti = crypto.randomUUID();
   const refresh = randomSecret();
   const refreshHash = await hashSecret(refresh);
-  // One D1 batch (a transaction, one round trip): bookkeeping, the new pair, then the re-check. The
-  // re-check reads after the token rows are written, so a concurrent disable either sees this token's
-  // row (and revokes it) or this read sees the disable. Also read: the live tokens beyond the cap
-  // (none in the usual case).
-  const [, , , , reread, beyond] = await db.batch([
-    // Bookkeeping stays small: drop the account's expired access tokens and spent or expired refresh tokens.
-    db.delete(accessTokens).where(and(eq(accessTokens.accountId, account.id), lte(accessTokens.expiresAt, now))),
-    db.delete(refreshTokens).where(and(eq(refreshTokens.accountId, account.id), or(isNotNull(refreshTokens.usedAt), lte(refreshTokens.expiresAt, now)))),
-    db.insert(accessTokens).values({ jti, accountId: account.id, expiresAt: exp * 1000 }),
-    db.insert(refreshTokens).values({
-      tokenHash: refreshHash,
-      partnerId: partner.id,
-      accountId: account.id,
-      expiresAt: now + config.refreshTokenTtlSeconds * 1000,
-      usedAt: null,
-      accessJti: jti,
-    }),
-    db.select().from(accounts).where(eq(accounts.id, account.id)),
-    beyondCapQuery(db, account.id, now),
+  const [cleanAccess, cleanRefresh, insertAccess, insertRefresh, recheck, cap] = ISSUE_SQL;
+  const d1 = db.$client;
+  const results = await d1.batch([
+    d1.prepare(cleanAccess).bind(account.id, now),
+    d1.prepare(cleanRefresh).bind(account.id, now),
+    d1.prepare(insertAccess).bind(jti, account.id, exp * 1000),
+    d1.prepare(insertRefresh).bind(refreshHash, partner.id, account.id, now + config.refreshTokenTtlSeconds * 1000, jti),
+    d1.prepare(recheck).bind(account.id),
+    d1.prepare(cap).bind(account.id, now, REVOKE_CONCURRENCY, MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT),
   ]);
+  const reread = (results[4]?.results ?? []) as { disabled_at: number | null }[];
+  const beyond = ((results[5]?.results ?? []) as { jti: string; expires_at: number }[]).map((r) => ({ jti: r.jti, expiresAt: r.expires_at }));
   const current = reread[0];
-  if (!current || current.disabledAt !== null) {
+  if (!current || current.disabled_at !== null) {
     // The pair is never handed out: remove its rows so nothing of it outlives the refusal.
     await db.batch([db.delete(accessTokens).where(eq(accessTokens.jti, jti)), db.delete(refreshTokens).where(eq(refreshTokens.tokenHash, refreshHash))]);
     throw new OAuthError("invalid_scope", "The account has been disabled.");
