@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { creationOrder } from "../db/creation-order";
+import { preparedPerDb } from "../db/prepared";
 import { type GoalRow, goalAssignments, goals, registrations } from "../db/schema";
 import { unprocessable } from "../errors";
 import type { GoalSpec, GraphRef, MetricGoal } from "../objects/registration/rpc";
@@ -80,8 +81,8 @@ export function nextPage(query: { registration_offset: number; registrations_per
 }
 
 /**
- * The query of `learnerPage`, with and without the goal filter, prepared once per drizzle instance
- * (building its SQL cost more CPU than running it: a class page polled every few seconds builds it each time).
+ * The query of `learnerPage`, with and without the goal filter (prepared once: a class page polled
+ * every few seconds built its SQL each time).
  */
 function learnerPageQuery(db: Db, byGoals: boolean) {
   const filters = [eq(registrations.learningInstanceId, sql.placeholder("liId")), eq(registrations.type, "learner"), isNull(registrations.deletedAt)];
@@ -100,7 +101,8 @@ function learnerPageQuery(db: Db, byGoals: boolean) {
     .prepare();
 }
 
-const learnerPageQueries = new WeakMap<Db, { all: ReturnType<typeof learnerPageQuery>; byGoals: ReturnType<typeof learnerPageQuery> }>();
+const allLearnersQuery = preparedPerDb((db) => learnerPageQuery(db, false));
+const learnersByGoalsQuery = preparedPerDb((db) => learnerPageQuery(db, true));
 
 /**
  * One page of an instance table's rows (decisions.md "Clarifications"): the live learner
@@ -114,12 +116,7 @@ export async function learnerPage(
   offset: number,
   perPage: number,
 ): Promise<{ ids: string[]; more: boolean }> {
-  let queries = learnerPageQueries.get(db);
-  if (!queries) {
-    queries = { all: learnerPageQuery(db, false), byGoals: learnerPageQuery(db, true) };
-    learnerPageQueries.set(db, queries);
-  }
   const params = { liId, limit: perPage + 1, offset };
-  const rows = goalIds?.length ? await queries.byGoals.all({ ...params, goalIds: JSON.stringify(goalIds) }) : await queries.all.all(params);
+  const rows = goalIds?.length ? await learnersByGoalsQuery(db).all({ ...params, goalIds: JSON.stringify(goalIds) }) : await allLearnersQuery(db).all(params);
   return { ids: rows.slice(0, perPage).map((r) => r.id), more: rows.length > perPage };
 }

@@ -3,6 +3,7 @@ import { signAccessToken } from "../auth/access-token";
 import { hashSecret, randomSecret, secretMatches } from "../auth/secrets";
 import type { Config } from "../config";
 import type { Db } from "../db/client";
+import { preparedPerDb } from "../db/prepared";
 import { type AccountRow, accessTokens, accounts, type PartnerRow, partners, refreshTokens } from "../db/schema";
 import type { Env } from "../env";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../schemas/limits";
@@ -24,26 +25,15 @@ export class OAuthError extends Error {
   }
 }
 
-/** The client and the account its scope names: prepared once per drizzle instance (not built per token request). */
-function clientQuery(db: Db) {
-  return db
+/** The client and the account its scope names (prepared once, not built per token request). */
+const clientQueryOf = preparedPerDb((db) =>
+  db
     .select({ partner: partners, account: accounts })
     .from(partners)
     .leftJoin(accounts, and(eq(accounts.partnerId, partners.id), eq(accounts.externalUserId, sql.placeholder("scope"))))
     .where(eq(partners.clientId, sql.placeholder("clientId")))
-    .prepare();
-}
-
-const clientQueries = new WeakMap<Db, ReturnType<typeof clientQuery>>();
-
-function clientQueryOf(db: Db): ReturnType<typeof clientQuery> {
-  let query = clientQueries.get(db);
-  if (!query) {
-    query = clientQuery(db);
-    clientQueries.set(db, query);
-  }
-  return query;
-}
+    .prepare(),
+);
 
 /**
  * Authenticates the client (HTTP Basic: client id and secret) against the stored secret digest. With

@@ -1,5 +1,6 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { preparedPerDb } from "../db/prepared";
 import { goalAssignments, goals } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../errors";
@@ -12,6 +13,16 @@ export interface RecommendationFlags {
   continuedRecommendations: boolean;
   justifications: boolean;
 }
+
+/** The goal and its assignment to the registration (prepared once, not built per recommendation). */
+const goalQueryOf = preparedPerDb((db) =>
+  db
+    .select({ goal: goals, assignedAt: goalAssignments.assignedAt })
+    .from(goals)
+    .leftJoin(goalAssignments, and(eq(goalAssignments.goalId, goals.id), eq(goalAssignments.registrationId, sql.placeholder("registrationId"))))
+    .where(and(eq(goals.id, sql.placeholder("goalId")), eq(goals.learningInstanceId, sql.placeholder("liId")), isNull(goals.deletedAt)))
+    .prepare(),
+);
 
 /**
  * GET /v0/registrations/{id}/recommendation: the goal must be a live goal of the registration's
@@ -26,12 +37,7 @@ export async function recommendationFor(
   goalId: string,
   flags: RecommendationFlags,
 ): Promise<RecommendationView> {
-  const row = await db
-    .select({ goal: goals, assignedAt: goalAssignments.assignedAt })
-    .from(goals)
-    .leftJoin(goalAssignments, and(eq(goalAssignments.goalId, goals.id), eq(goalAssignments.registrationId, context.registration.id)))
-    .where(and(eq(goals.id, goalId), eq(goals.learningInstanceId, context.registration.learningInstanceId), isNull(goals.deletedAt)))
-    .get();
+  const row = await goalQueryOf(db).get({ goalId, registrationId: context.registration.id, liId: context.registration.learningInstanceId });
   if (!row) throw notFound("Scoped goal");
   if (row.assignedAt === null) throw notFound("Goal assignment (the goal is not assigned to this registration)");
   const stub = registrationObject(env, context.registration.id);

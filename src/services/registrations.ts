@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { preparedPerDb } from "../db/prepared";
 import { isRefusal } from "../db/refusals";
 import { type AccountRow, graphs, type LearningInstanceRow, learningInstances, type RegistrationRow, registrations } from "../db/schema";
 import type { RegistrationType } from "../domain/vocabulary";
@@ -89,29 +90,22 @@ export interface RegistrationContext {
 }
 
 /**
- * The query of `registrationContext`, prepared once per drizzle instance (the SQL is built once, not
- * per event: building it cost about as much CPU as running it).
+ * The query of `registrationContext`, prepared once (the SQL is built once, not per event: building
+ * it cost about as much CPU as running it).
  */
-function contextQuery(db: Db) {
-  return db
+const contextQuery = preparedPerDb((db) =>
+  db
     .select({ registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
     .from(registrations)
     .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
     .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
     .where(and(eq(registrations.id, sql.placeholder("id")), isNull(registrations.deletedAt)))
-    .prepare();
-}
-
-const contextQueries = new WeakMap<Db, ReturnType<typeof contextQuery>>();
+    .prepare(),
+);
 
 /** The registration with its instance's graph and current graph version, in one query. */
 export async function registrationContext(db: Db, registrationId: string): Promise<RegistrationContext> {
-  let query = contextQueries.get(db);
-  if (!query) {
-    query = contextQuery(db);
-    contextQueries.set(db, query);
-  }
-  const row = await query.get({ id: registrationId });
+  const row = await contextQuery(db).get({ id: registrationId });
   if (!row) throw notFound("Registration");
   if (!row.graphUuid || row.graphVersion === null) {
     throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");
