@@ -38,6 +38,7 @@ const partner = (limit: number): RateLimitRule => ({ kind: "partner", limit });
 const LI = "/v0/learning-instances";
 const REG = "/v0/registrations";
 const ASSIGNMENT = `${LI}/{id}/scoped-goals/{goal_id}/registrations`;
+/** The metrics with row tables, as src/schemas/metrics.ts lists them (this table imports nothing; test/unit/rate-limits/table.test.ts checks they agree). */
 const METRICS = ["expected-score", "readiness-forecast", "active-time", "proficiency"] as const;
 
 export const rateLimits: Readonly<Record<string, RateLimitRule>> = {
