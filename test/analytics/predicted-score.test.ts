@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createAccount, type Json, newPartner } from "../support/api";
+import { createAccount, type Json, newPartner, rawCall } from "../support/api";
 import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /** Spec 4.7 through the Worker, with the projections queue delivering for real. */
 
@@ -18,7 +19,7 @@ const request = (overrides: Json = {}) => ({
   confidence_levels: [90, 10, 50],
   ...overrides,
 });
-const score = (body: unknown, token = w.p.adminToken) => call("POST", path, { token, body });
+const score = (body: unknown, token = w.p.adminToken) => rawCall("POST", path, { token, body });
 /** Waits until the account's projection shows `n` distinct answered modules on lref-b (the queue's batch timeout is 1 s in tests). */
 async function coverageOfB(expected: number): Promise<Json> {
   let last: Json = {};
@@ -40,7 +41,7 @@ async function coverageOfB(expected: number): Promise<Json> {
 
 beforeAll(async () => {
   w = await tutoringWorld();
-  accountId = (await call("GET", `/v0/registrations/${w.reg.id}`, { token: w.p.adminToken })).body.account_id;
+  accountId = (await api("GET", "/v0/registrations/{reg_id}", { token: w.p.adminToken, path: { reg_id: w.reg.id } })).body.account_id;
 });
 
 describe("POST /v0/accounts/metrics/predicted-score", () => {
@@ -65,7 +66,7 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
       strong,
       Array.from({ length: 40 }, (_, i): [string, boolean] => [`mref-a${1 + (i % 2)}`, true]),
     );
-    const strongAccount = (await call("GET", `/v0/registrations/${strong.reg.id}`, { token: w.p.adminToken })).body.account_id;
+    const strongAccount = (await api("GET", "/v0/registrations/{reg_id}", { token: w.p.adminToken, path: { reg_id: strong.reg.id } })).body.account_id;
     let a: Json = {};
     await vi.waitFor(
       async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { createAccount, createInstance, newPartner, rawCall, register } from "../support/api";
 import { eventCount, learnerState } from "../support/registration-object";
 
 /** Spec 8 / issue 5 "Done when": a request refused by the rate limiter is not processed. */
@@ -18,7 +18,7 @@ describe("graded events beyond the token limit", () => {
 
     // 15 graded events with one token: the whole 15/min window of this registration's endpoint
     for (let i = 0; i < 15; i++) {
-      const res = await call("POST", url, {
+      const res = await rawCall("POST", url, {
         token,
         body: { module_id: ATOMS[i % ATOMS.length], interaction_end_time: secondsAgo(60 - i), is_correct: i % 2 === 0, duration: 10_000 },
       });
@@ -30,7 +30,7 @@ describe("graded events beyond the token limit", () => {
     expect(countBefore).toBe(15);
     expect(stateBefore.seq).toBe(15);
 
-    const refused = await call("POST", url, {
+    const refused = await rawCall("POST", url, {
       token,
       body: { module_id: "mref-a1", interaction_end_time: secondsAgo(1), is_correct: false, duration: 10_000 },
     });

@@ -15,7 +15,8 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
-import { BASE, call, freshAdminToken, type Json, newPartner, type Partner } from "../support/api";
+import { BASE, freshAdminToken, type Json, newPartner, type Partner, rawCall } from "../support/api";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene" (turn 3): every endpoint's largest allowed request finishes well inside
@@ -46,7 +47,7 @@ interface World {
 let w: World;
 
 async function ok(method: string, path: string, body?: unknown, token?: string): Promise<Json> {
-  const res = await call(method, path, { token: token ?? (await freshAdminToken(w.p)), body });
+  const res = await rawCall(method, path, { token: token ?? (await freshAdminToken(w.p)), body });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
   return res.body;
 }
@@ -573,7 +574,7 @@ afterAll(() => console.log(`largest allowed requests:\n${measured.join("\n")}`))
 
 describe("every endpoint's largest allowed request: 2xx, well inside the CPU limit, at most 10 MB", () => {
   it("every operation of the document has a case", async () => {
-    const doc = (await call("GET", "/v0/openapi.json")).body as Json;
+    const doc = (await rawCall("GET", "/v0/openapi.json")).body as Json;
     const operations = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((m) => ["get", "post", "put", "delete", "patch"].includes(m))
@@ -583,16 +584,20 @@ describe("every endpoint's largest allowed request: 2xx, well inside the CPU lim
   });
 
   it("learners to watch: a page of large goals looks at fewer learners, and `next` names the rest", async () => {
-    const res = await call("POST", `/v0/learning-instances/${w.li}/metrics/groups`, { token: await freshAdminToken(w.p), body: { goal_ids: w.goals } });
+    const res = await api("POST", "/v0/learning-instances/{id}/metrics/groups", {
+      token: await freshAdminToken(w.p),
+      body: { goal_ids: w.goals },
+      path: { id: w.li },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.next.registration_offset).toBeGreaterThan(0);
-    expect(res.body.next.registration_offset).toBeLessThan(LEARNERS);
+    expect(res.body.next!.registration_offset).toBeGreaterThan(0);
+    expect(res.body.next!.registration_offset).toBeLessThan(LEARNERS);
   });
 
   it("readiness-forecast rows: a page of large goals holds fewer learners, `next` starts after them, and the pages together are every learner", async () => {
     const token = await freshAdminToken(w.p);
     const path = `/v0/learning-instances/${w.li}/metrics/readiness-forecast/rows`;
-    const first = await call("POST", path, { token, body: { goal_ids: w.goals, registrations_per_page: METRICS_PAGE_MAX } });
+    const first = await rawCall("POST", path, { token, body: { goal_ids: w.goals, registrations_per_page: METRICS_PAGE_MAX } });
     expect(first.status).toBe(200);
     const rows = first.body.data.length as number;
     expect(rows).toBeGreaterThan(0);
@@ -602,13 +607,13 @@ describe("every endpoint's largest allowed request: 2xx, well inside the CPU lim
     const read: string[] = first.body.data.map((r: Json) => r.registration_id);
     let next = first.body.next;
     while (next && read.length < METRICS_PAGE_MAX) {
-      const page = await call("POST", path, { token, body: { goal_ids: w.goals, ...next } });
+      const page = await rawCall("POST", path, { token, body: { goal_ids: w.goals, ...next } });
       expect(page.status).toBe(200);
       read.push(...page.body.data.map((r: Json) => r.registration_id));
       next = page.body.next;
     }
     // one small goal: a full page, the same learners in the same order
-    const small = await call("POST", path, { token, body: { goal_ids: [w.goals[0]] } });
+    const small = await rawCall("POST", path, { token, body: { goal_ids: [w.goals[0]] } });
     expect(small.body.data.length).toBe(METRICS_PAGE_MAX);
     expect(read.slice(0, METRICS_PAGE_MAX)).toEqual(small.body.data.map((r: Json) => r.registration_id));
   });

@@ -19,8 +19,12 @@ export interface ApiResponse {
   body: any;
 }
 
-/** A black-box call through the Worker's fetch handler. */
-export async function call(
+/**
+ * An untyped black-box call through the Worker's fetch handler: for the requests the typed `api`
+ * (test/support/typed-api.ts) cannot express on purpose: malformed or wrongly typed bodies, raw
+ * bytes, routes outside the API document, a method or path chosen at run time (the matrices).
+ */
+export async function rawCall(
   method: string,
   path: string,
   options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
@@ -46,7 +50,7 @@ export async function call(
 
 /** POST /v0/oauth/token with HTTP Basic client credentials; `clientIp` sets CF-Connecting-IP (the endpoint is IP-limited). */
 export async function tokenRequest(clientId: string, secret: string, form: Record<string, string>, clientIp?: string): Promise<ApiResponse> {
-  return call("POST", "/v0/oauth/token", {
+  return rawCall("POST", "/v0/oauth/token", {
     raw: new URLSearchParams(form).toString(),
     headers: {
       Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,

@@ -1,13 +1,14 @@
 import { vi } from "vitest";
-import { type ApiResponse, call, freshAdminToken, type Json, type Partner } from "./api";
+import { type ApiResponse, freshAdminToken, type Json, type Partner, rawCall } from "./api";
+import { api } from "./typed-api";
 
 /** POST .../erasure as the partner admin (a fresh token: the receipt polls stay inside every window). */
 export async function requestErasure(p: Partner, path: string): Promise<ApiResponse> {
-  return call("POST", path, { token: await freshAdminToken(p) });
+  return rawCall("POST", path, { token: await freshAdminToken(p) });
 }
 
 export async function receipt(p: Partner, erasureId: string): Promise<ApiResponse> {
-  return call("GET", `/v0/erasures/${erasureId}`, { token: await freshAdminToken(p) });
+  return api("GET", "/v0/erasures/{erasure_id}", { token: await freshAdminToken(p), path: { erasure_id: erasureId } });
 }
 
 /** Waits until the erasure's receipt says complete (the erasure queue's consumer does the work); returns the receipt. */
