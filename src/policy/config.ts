@@ -8,13 +8,13 @@
 export const POLICY = {
   /**
    * `ready` / `complete`: the posterior probability that every target is mastered reaches this level
-   * (or the goal's min_predicted_mastery when that is higher). The false-ready rate would be at most
-   * about 1 − this if the model were the world; it is not (a learner just below mastery on a learning
-   * curve answers almost as one above it), so the level is the lowest at which `ready` and a
-   * partner-sequenced `complete` were wrong at most 5% of the time on the median family world
-   * (0.95: 5.4% and 19.9%; 0.98: 2.8% and 0.0%; docs/recommendation.md).
+   * (or the goal's min_predicted_mastery when that is higher). The model is not the world (a learner
+   * just below mastery on a learning curve answers almost as one above it), so the measured error is
+   * not 1 − this: over the family, false-ready 5.4% and a partner-sequenced false-complete 19.9% at
+   * 0.95, 2.8% and 0.0% at 0.98, which reported almost no partner-sequenced learner complete
+   * (docs/recommendation.md, "The ready level").
    */
-  readyLevel: 0.98,
+  readyLevel: 0.95,
   /**
    * An objective below the targets is settled (the policy builds on it and moves on) when it is known
    * with this probability. Lower moves on sooner (less redundant practice) and risks building on a gap
