@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createInstance, type Json, newPartner, rawCall } from "../support/api";
+import { createInstance, type Json, newPartner } from "../support/api";
 import { createGoal, type GoalInput, type GoalWorld, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -6,8 +6,9 @@ import type { IpGate } from "../../src/objects/ip-gate";
 import { type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { findAccountByExternalId } from "../../src/services/accounts";
-import { type ApiResponse, newPartner, rawCall, tokenRequest, uniqueId } from "../support/api";
+import { newPartner, tokenRequest, uniqueId } from "../support/api";
 import { assignmentPath, createGoal, goalWorld } from "../support/goals";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { gateOf } from "../support/tokens";
 import { api } from "../support/typed-api";
 

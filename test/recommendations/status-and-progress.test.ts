@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Schemas } from "../../client";
 import { StatusTableSchema } from "../../src/schemas/status-and-progress";
-import { createAccount, createInstance, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { answers, type TutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 

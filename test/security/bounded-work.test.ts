@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Schemas } from "../../client";
 import { expectErrorBody } from "../core-api/fixture";
-import { type ApiResponse, uniqueId } from "../support/api";
+import { uniqueId } from "../support/api";
+import type { ApiResponse } from "../support/raw-call";
 import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 

@@ -9,11 +9,12 @@ import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { expectErrorBody } from "../core-api/fixture";
-import { type ApiResponse, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { fetchWith } from "../support/app";
 import { rowCounts } from "../support/d1-counts";
 import { interceptD1 } from "../support/d1-intercept";
 import { demoGraph } from "../support/demo-graph";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount, learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
 import { api } from "../support/typed-api";
 

@@ -16,7 +16,8 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
-import { BASE, freshAdminToken, type Json, newPartner, type Partner, rawCall } from "../support/api";
+import { freshAdminToken, type Json, newPartner, type Partner } from "../support/api";
+import { BASE, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**

@@ -4,9 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { goals, registrations } from "../../src/db/schema";
-import { type ApiResponse, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount } from "../support/registration-object";
 import { api } from "../support/typed-api";
 

@@ -1,5 +1,6 @@
 import { vi } from "vitest";
-import { type ApiResponse, freshAdminToken, type Json, type Partner } from "./api";
+import { freshAdminToken, type Json, type Partner } from "./api";
+import type { ApiResponse } from "./raw-call";
 import { api } from "./typed-api";
 
 // Erasures are requested as the partner admin with a fresh token: the receipt polls stay inside every window.
