@@ -74,9 +74,11 @@ describe("scoped goals: CRUD", () => {
     const all = await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id } });
     expect(all.status).toBe(200);
     expect(all.body.map((g: Json) => g.id)).toEqual(ids);
-    const page = await rawCall("GET", `${goalsPath(li.id)}?offset=1&limit=1`, { token: w.p.adminToken });
+    const list = (query: { offset?: number; limit?: number }) =>
+      api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id }, query });
+    const page = await list({ offset: 1, limit: 1 });
     expect(page.body.map((g: Json) => g.id)).toEqual([ids[1]]);
-    expectError(await rawCall("GET", `${goalsPath(li.id)}?limit=501`, { token: w.p.adminToken }), 400);
+    expectError(await list({ limit: 501 }), 400);
   });
 
   it("PUT replaces the whole goal and updates last_modified", async () => {
