@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createAccount, createInstance, newPartner, rawCall, register } from "./support/api";
+import { createAccount, createInstance, newPartner, register } from "./support/api";
+import { rawCall } from "./support/raw-call";
 import { api } from "./support/typed-api";
 
 describe("smoke", () => {

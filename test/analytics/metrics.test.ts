@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createAccount, freshAdminToken, type Json, type Partner, rawCall, register } from "../support/api";
+import { createAccount, freshAdminToken, type Json, type Partner, register } from "../support/api";
 import { assignGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 

@@ -13,9 +13,10 @@ import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from ".
 import { RecommendationSchema } from "../../src/schemas/recommendations";
 import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
 import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../core-api/fixture";
-import { type ApiResponse, createGraph, freshAdminToken, type Json, mintToken, rawCall, uniqueId } from "../support/api";
+import { createGraph, freshAdminToken, type Json, mintToken, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignGoal, assignmentPath, createGoal, goalBody, goalPath, goalsPath } from "../support/goals";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { eventCount, focusOf } from "../support/registration-object";
 import { api } from "../support/typed-api";
 import { type MatrixFixture, minutesAgo, newMatrixFixture, ROSTER_ROUTE, type Side } from "./support";

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
-import { type ApiResponse, createAccount, type Json, rawCall, uniqueId } from "../support/api";
+import { createAccount, type Json, uniqueId } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 import {
   allows,

@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, BASE, createAccount, type Json, rawCall, tokenRequest, uniqueId } from "../support/api";
+import { createAccount, type Json, tokenRequest, uniqueId } from "../support/api";
+import { type ApiResponse, BASE, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 import { expectErrorBody, type Fixture, newFixture } from "./fixture";
 

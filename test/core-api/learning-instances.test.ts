@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createAccount, createInstance, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 import { expectErrorBody, expectValidation } from "./fixture";
 

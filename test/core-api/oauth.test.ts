@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signAccessToken, type TokenClaims } from "../../src/auth/access-token";
-import { type ApiResponse, createAccount, newPartner, type Partner, rawCall, uniqueId } from "../support/api";
+import { createAccount, newPartner, type Partner, uniqueId } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 import { expectErrorBody } from "./fixture";
 

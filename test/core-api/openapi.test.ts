@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules } from "../../src/http/caller-rules";
-import { type Json, rawCall } from "../support/api";
+import type { Json } from "../support/api";
+import { rawCall } from "../support/raw-call";
 
 let doc: Json;
 beforeAll(async () => {

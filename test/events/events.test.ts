@@ -1,7 +1,8 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
-import { createAccount, createInstance, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { eventCount, focusOf, learnerState, modelState, registrationObject, replayedModelState, replayedState } from "../support/registration-object";
 import { api } from "../support/typed-api";
 

@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { assignedGoalsOf, isAssigned, listAssignedRegistrations } from "../../src/services/goal-assignments";
 import { findGoal } from "../../src/services/goals";
-import { createAccount, createInstance, type Json, newPartner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, register } from "../support/api";
 import { assignmentPath, createGoal, type GoalWorld, goalBody, goalWorld } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 let w: GoalWorld;

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createInstance, type Json, newPartner, rawCall } from "../support/api";
+import { createInstance, type Json, newPartner } from "../support/api";
 import { createGoal, type GoalInput, type GoalWorld, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -73,9 +74,11 @@ describe("scoped goals: CRUD", () => {
     const all = await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id } });
     expect(all.status).toBe(200);
     expect(all.body.map((g: Json) => g.id)).toEqual(ids);
-    const page = await rawCall("GET", `${goalsPath(li.id)}?offset=1&limit=1`, { token: w.p.adminToken });
+    const list = (query: { offset?: number; limit?: number }) =>
+      api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id }, query });
+    const page = await list({ offset: 1, limit: 1 });
     expect(page.body.map((g: Json) => g.id)).toEqual([ids[1]]);
-    expectError(await rawCall("GET", `${goalsPath(li.id)}?limit=501`, { token: w.p.adminToken }), 400);
+    expectError(await list({ limit: 501 }), 400);
   });
 
   it("PUT replaces the whole goal and updates last_modified", async () => {

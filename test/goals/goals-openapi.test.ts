@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rawCall } from "../support/api";
+import { rawCall } from "../support/raw-call";
 
 describe("scoped goals in the OpenAPI document", () => {
   it("lists every goal and assignment operation", async () => {

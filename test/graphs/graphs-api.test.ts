@@ -4,8 +4,9 @@ import { syntheticGraph } from "../../bench/lib/synthetic-graph";
 import type { Schemas } from "../../client";
 import preAlgebra from "../../samples/pre-algebra/graph.json";
 import { GRAPH_DOCUMENT_MAX_BYTES } from "../../src/schemas/limits";
-import { createAccount, createGraph, createInstance, type Json, newPartner, rawCall, uniqueId } from "../support/api";
+import { createAccount, createGraph, createInstance, type Json, newPartner, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 const clone = <T>(v: T): T => structuredClone(v);

@@ -6,9 +6,10 @@ import { openDb } from "../../src/db/client";
 import { accountProjections, populationGraphs, populationItems, populationObjectives } from "../../src/db/schema";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { clearPopulationCache } from "../../src/reads/population-rates";
-import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
-import { completedReceipt, requestErasure } from "../support/lifecycle";
+import { completedReceipt, requestAccountErasure, requestInstanceErasure } from "../support/lifecycle";
+import { rawCall } from "../support/raw-call";
 import { outboxSize, registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
@@ -85,7 +86,7 @@ describe("erasure in a class", () => {
     clearPopulationCache();
     const before = { classmates: await Promise.all(classmates.map((r) => readsOf(p, r, goal.id))), population: await population(graphId) };
 
-    const res = await requestErasure(p, `/v0/accounts/${erased.account_id}/erasure`);
+    const res = await requestAccountErasure(p, erased.account_id);
     expect(res.status).toBe(202);
     // at once, before the job ran: the class pages no longer list it
     const token = await freshAdminToken(p);
@@ -123,7 +124,7 @@ describe("erasure in a class", () => {
       { timeout: 20_000, interval: 250 },
     );
 
-    const res = await requestErasure(p, `/v0/learning-instances/${li.id}/erasure`);
+    const res = await requestInstanceErasure(p, li.id);
     expect(res.status).toBe(202);
     const token = await freshAdminToken(p);
     expect((await api("GET", "/v0/learning-instances/{id}", { token, path: { id: li.id } })).status).toBe(404);
@@ -163,7 +164,7 @@ describe("erasure in a class", () => {
     expect((await scanObjects(needles)).findings).toEqual([]);
 
     // repeated: the same erasure
-    const again = await requestErasure(p, `/v0/learning-instances/${li.id}/erasure`);
+    const again = await requestInstanceErasure(p, li.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ erasure_id: res.body.erasure_id, status: "complete" });
   }, 60_000);

@@ -6,7 +6,7 @@ import { claimStatements } from "../../src/services/xapi";
 import type { MappedStatement } from "../../src/services/xapi-mapping";
 import { createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
 import { createGoal } from "../support/goals";
-import { graded, receipt, requestErasure } from "../support/lifecycle";
+import { graded, receipt, requestAccountErasure } from "../support/lifecycle";
 import { registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
@@ -62,7 +62,7 @@ describe("erasure while events are posted", () => {
     };
 
     for (let i = 0; i < 3; i++) await round();
-    const accepted = await round(requestErasure(p, `/v0/accounts/${student.id}/erasure`));
+    const accepted = await round(requestAccountErasure(p, student.id));
     expect(accepted?.status).toBe(202);
     let done: Json | undefined;
     for (let i = 0; i < 500 && done?.status !== "complete"; i++) done = (await round(receipt(p, accepted?.body.erasure_id)))?.body;

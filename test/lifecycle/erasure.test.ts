@@ -8,9 +8,9 @@ import { accountProjections, accounts, appliedModelUpdates, deadLetters, erasedR
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { registrationDigest } from "../../src/services/erasure/fence";
-import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, rawCall, register, tokenRequest } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
-import { completedReceipt, graded, receipt, requestErasure } from "../support/lifecycle";
+import { completedReceipt, graded, receipt, requestAccountErasure } from "../support/lifecycle";
 import { d1Tables, scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
 
@@ -131,7 +131,7 @@ describe("erasure of an account with several registrations", () => {
     // messages in flight when the erasure starts: a projection and a model update of its registrations
     await env.PROJECTIONS.send(projectionOf(world.student.id, world.graphUuid, world.regs[0]!.id, 5000));
     await env.MODEL_UPDATES.send(modelUpdateOf(world.regs[1]!.id, world.graphUuid, 5000));
-    const res = await requestErasure(world.p, `/v0/accounts/${world.student.id}/erasure`);
+    const res = await requestAccountErasure(world.p, world.student.id);
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ erasure_id: expect.any(String), status: "pending" });
     expect(res.headers.get("Location")).toBe(`/v0/erasures/${res.body.erasure_id}`);
@@ -219,12 +219,12 @@ describe("erasure of an account with several registrations", () => {
 
   it("afterwards every request naming the account or its registrations answers 404", async () => {
     const token = await freshAdminToken(w.p);
-    const get = (path: string) => rawCall("GET", path, { token });
-    expect((await get(`/v0/accounts/${w.student.id}`)).status).toBe(404);
-    expect((await api("DELETE", "/v0/accounts/{account_id}", { token, path: { account_id: w.student.id } })).status).toBe(404);
-    expect((await get(`/v0/accounts/${w.student.id}/export`)).status).toBe(404);
+    const account = { account_id: w.student.id };
+    expect((await api("GET", "/v0/accounts/{account_id}", { token, path: account })).status).toBe(404);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token, path: account })).status).toBe(404);
+    expect((await api("GET", "/v0/accounts/{account_id}/export", { token, path: account })).status).toBe(404);
     for (const reg of w.regs) {
-      expect((await get(`/v0/registrations/${reg.id}`)).status).toBe(404);
+      expect((await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: reg.id } })).status).toBe(404);
       expect((await api("POST", "/v0/registrations/{id}/graded-events", { token, body: graded("mref-a1", true), path: { id: reg.id } })).status).toBe(404);
       expect(
         (
@@ -258,7 +258,7 @@ describe("erasure of an account with several registrations", () => {
   });
 
   it("repeating the request returns the same erasure; the record of data requests lists it", async () => {
-    const again = await requestErasure(w.p, `/v0/accounts/${w.student.id}/erasure`);
+    const again = await requestAccountErasure(w.p, w.student.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ erasure_id: w.erasureId, status: "complete" });
     expect((await receipt(w.p, w.erasureId)).body).toEqual(w.receipt);

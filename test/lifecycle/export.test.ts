@@ -2,8 +2,9 @@ import { SELF } from "cloudflare:test";
 import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccountExportSchema, DataRequestViewSchema, XapiStatementSchema } from "../../src/schemas/data-lifecycle";
-import { BASE, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
+import { BASE } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**

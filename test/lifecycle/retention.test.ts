@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { AccountExportSchema } from "../../src/schemas/data-lifecycle";
-import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { eventCount, registrationObject } from "../support/registration-object";
 import { api } from "../support/typed-api";
 

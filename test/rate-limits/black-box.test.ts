@@ -6,8 +6,9 @@ import type { IpGate } from "../../src/objects/ip-gate";
 import { type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { findAccountByExternalId } from "../../src/services/accounts";
-import { type ApiResponse, newPartner, rawCall, tokenRequest, uniqueId } from "../support/api";
+import { newPartner, tokenRequest, uniqueId } from "../support/api";
 import { assignmentPath, createGoal, goalWorld } from "../support/goals";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { gateOf } from "../support/tokens";
 import { api } from "../support/typed-api";
 
@@ -113,22 +114,31 @@ describe("batch goal assignment: assign and unassign requests in separate window
   it("10 assign requests per minute; unassign requests still pass (100 per minute); a malformed body has its own window", async () => {
     const w = await goalWorld();
     const goal = await createGoal(w.p, w.li.id);
-    const path = assignmentPath(w.li.id, goal.id);
     const key = "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations";
     const assignLimit = scaledLimit(rateLimits[key]!.actions!.assign!, cfg.multiplier);
     const unassignLimit = scaledLimit(rateLimits[key]!.actions!.unassign!, cfg.multiplier);
-    const body = (action: string) => ({ action, registration_ids: [w.learners[0]!.id] });
+    const batch = (action: "assign" | "unassign") =>
+      api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations", {
+        token: w.p.adminToken,
+        path: { id: w.li.id, goal_id: goal.id },
+        body: { action, registration_ids: [w.learners[0]!.id] },
+      });
     for (let i = 0; i < assignLimit; i++) {
-      const res = await rawCall("PUT", path, { token: w.p.adminToken, body: body("assign") });
+      const res = await batch("assign");
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.headers.get("RateLimit-Limit")).toBe(String(assignLimit));
     }
-    expectTooMany(await rawCall("PUT", path, { token: w.p.adminToken, body: body("assign") }), "token-limited");
-    const unassign = await rawCall("PUT", path, { token: w.p.adminToken, body: body("unassign") });
+    expectTooMany(await batch("assign"), "token-limited");
+    const unassign = await batch("unassign");
     expect(unassign.status).toBe(200);
     expect(unassign.headers.get("RateLimit-Limit")).toBe(String(unassignLimit));
     expect(unassign.headers.get("RateLimit-Remaining")).toBe(String(unassignLimit - 1));
-    const malformed = await rawCall("PUT", path, { token: w.p.adminToken, raw: "{nope", headers: { "Content-Type": "application/json" } });
+    // a body that is not JSON, on purpose: it is counted in a window of its own
+    const malformed = await rawCall("PUT", assignmentPath(w.li.id, goal.id), {
+      token: w.p.adminToken,
+      raw: "{nope",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get("RateLimit-Remaining")).toBe(String(assignLimit - 1));
   });

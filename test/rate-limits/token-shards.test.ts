@@ -6,7 +6,8 @@ import { admitRequest } from "../../src/http/admit";
 import { type LimitCheck, type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { DEFAULT_TOKEN_GATE_SHARDS, shardIndex, shardName } from "../../src/rate-limits/token-shards";
-import { newPartner, rawCall } from "../support/api";
+import { newPartner } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { gateOf } from "../support/tokens";
 import { api } from "../support/typed-api";
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { INTENTS_BY_BEHAVIOR } from "../../src/policy";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
-import { freshAdminToken, rawCall } from "../support/api";
+import { freshAdminToken } from "../support/api";
 import { assignGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { answer, answers, recommendation, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Schemas } from "../../client";
 import { expectErrorBody } from "../core-api/fixture";
-import { type ApiResponse, type Json, rawCall, uniqueId } from "../support/api";
+import { uniqueId } from "../support/api";
+import type { ApiResponse } from "../support/raw-call";
 import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 
@@ -15,11 +17,10 @@ beforeAll(async () => {
   w = await tutoringWorld();
 });
 
-const PREDICTED = "/v0/accounts/metrics/predicted-score";
 const accounts = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
 const objectives = (n: number, prefix = "") => Array.from({ length: n }, (_, i) => ({ learning_objective_id: `lref-${prefix}${i}` }));
 const levels = (n: number) => Array.from({ length: n }, (_, i) => i);
-const predicted = (body: Json) => rawCall("POST", PREDICTED, { token: w.p.adminToken, body });
+const predicted = (body: Schemas["PredictedScoreRequest"]) => api("POST", "/v0/accounts/metrics/predicted-score", { token: w.p.adminToken, body });
 
 function expectLimit(res: ApiResponse, names: RegExp) {
   expectErrorBody(res, 422);
@@ -36,8 +37,8 @@ describe("predicted score: bounded work, 422 naming the limit", () => {
       get_learning_objective_scores: true,
     });
     expectLimit(res, /at most 20 groups/);
-    expect(JSON.stringify(res.body.details)).toMatch(/at most 11 confidence levels/);
-    expect(JSON.stringify(res.body.details)).toMatch(/at most 200 distinct objectives/);
+    expect(JSON.stringify(res.error.details)).toMatch(/at most 11 confidence levels/);
+    expect(JSON.stringify(res.error.details)).toMatch(/at most 200 distinct objectives/);
   });
 
   it("each single limit: accounts, groups, objectives per group, levels", async () => {
@@ -92,7 +93,7 @@ describe("predicted score: bounded work, 422 naming the limit", () => {
       get_overall_score: true,
     });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
-    expect(res.body.account_scores[accountId].learning_objective_scores).toHaveLength(4);
+    expect(res.body.account_scores[accountId]!.learning_objective_scores).toHaveLength(4);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { accessTokens, deadLetters, goalAssignments, goals, itemParams, learningInstances, registrations } from "../../src/db/schema";
 import type { Env } from "../../src/env";
@@ -8,22 +9,12 @@ import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { expectErrorBody } from "../core-api/fixture";
-import {
-  type ApiResponse,
-  createAccount,
-  createInstance,
-  freshAdminToken,
-  type Json,
-  newPartner,
-  type Partner,
-  rawCall,
-  register,
-  uniqueId,
-} from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { fetchWith } from "../support/app";
 import { rowCounts } from "../support/d1-counts";
 import { interceptD1 } from "../support/d1-intercept";
 import { demoGraph } from "../support/demo-graph";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount, learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
@@ -51,9 +42,9 @@ describe("a RegistrationObject that throws mid-ingest", () => {
   it("stores nothing, answers a retryable 503 with error_id and Retry-After; the retry with its Idempotency-Key stores the events once", async () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const url = `/v0/registrations/${reg.id}/batch-events`;
-    const first = await rawCall("POST", url, {
+    const first = await api("POST", "/v0/registrations/{id}/batch-events", {
       token: await freshAdminToken(p),
+      path: { id: reg.id },
       body: { events: [{ type: "graded-events", module_id: "mref-a1", interaction_end_time: minutesAgo(10), is_correct: true }] },
     });
     expect(first.status).toBe(204);
@@ -73,14 +64,16 @@ describe("a RegistrationObject that throws mid-ingest", () => {
       }) as typeof sql.exec;
     });
     const key = `fault-${crypto.randomUUID()}`;
-    const body = {
+    const body: Schemas["BatchEvents"] = {
       events: [
         { type: "graded-events", module_id: "mref-b2", interaction_end_time: minutesAgo(1), is_correct: false },
         { type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(2) },
         { type: "graded-events", module_id: "mref-b1", interaction_end_time: minutesAgo(3), is_correct: true },
       ],
     };
-    const failed = await rawCall("POST", url, { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, body });
+    const batch = async () =>
+      api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, path: { id: reg.id }, body });
+    const failed = await batch();
     expectErrorBody(failed, 503);
     expect(failed.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(JSON.stringify(failed.body)).not.toMatch(/injected|storage failure/); // no internal reason leaks
@@ -94,7 +87,7 @@ describe("a RegistrationObject that throws mid-ingest", () => {
     expect(keyStored).toBe(0);
 
     for (let i = 0; i < 2; i++) {
-      const retry = await rawCall("POST", url, { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, body });
+      const retry = await batch();
       expect(retry.status, JSON.stringify(retry.body)).toBe(204);
       expect(await eventCount(reg.id)).toBe(before.events + 3);
     }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, createAccount, newPartner, type Partner, rawCall, tokenRequest, uniqueId } from "../support/api";
+import { createAccount, newPartner, type Partner, tokenRequest, uniqueId } from "../support/api";
 import { fetchWith } from "../support/app";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**

@@ -1,21 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody, expectValidation } from "../core-api/fixture";
-import {
-  type ApiResponse,
-  BASE,
-  createAccount,
-  createInstance,
-  ensureDemoGraph,
-  freshAdminToken,
-  type Json,
-  newPartner,
-  type Partner,
-  rawCall,
-  register,
-  uniqueId,
-} from "../support/api";
+import { createAccount, createInstance, ensureDemoGraph, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { type ApiResponse, BASE, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**

@@ -4,9 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { goals, registrations } from "../../src/db/schema";
-import { type ApiResponse, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
@@ -123,8 +124,11 @@ describe("create racing a learning-instance delete", () => {
       for (const { kind, r } of results.slice(0, -1) as { kind: string; r: Json }[]) {
         expect([201, 404], `${kind}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
         if (r.status !== 201) continue;
-        const path = kind === "goal" ? `/v0/learning-instances/${li.id}/scoped-goals/${r.body.id}` : `/v0/registrations/${r.body.id}`;
-        const after = await rawCall("GET", path, { token: await freshAdminToken(p) });
+        const token = await freshAdminToken(p);
+        const after =
+          kind === "goal"
+            ? await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token, path: { id: li.id, goal_id: r.body.id } })
+            : await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: r.body.id } });
         if (after.status !== 404) leaks.push(`round ${round}: ${kind} ${r.body.id} answers ${after.status} after the delete`);
       }
       const live = await liveRowsIn(li.id);

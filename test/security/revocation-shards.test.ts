@@ -2,7 +2,8 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { DEFAULT_TOKEN_GATE_SHARDS, shardIndex, shardName } from "../../src/rate-limits/token-shards";
-import { type ApiResponse, createAccount, newPartner, rawCall } from "../support/api";
+import { createAccount, newPartner } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { jtiOf } from "../support/tokens";
 import { api } from "../support/typed-api";
 

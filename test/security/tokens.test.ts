@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
-import { createAccount, newPartner, type Partner, rawCall } from "../support/api";
+import { createAccount, newPartner, type Partner } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../support/tokens";
 import { api } from "../support/typed-api";
 

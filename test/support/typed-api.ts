@@ -1,5 +1,5 @@
 import type { paths, ResponseData, Schemas } from "../../client";
-import { rawCall } from "./api";
+import { rawCall } from "./raw-call";
 
 /**
  * The suite's typed request: the route is a path template of the API document (client/schema.ts,

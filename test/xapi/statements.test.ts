@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { createAccount, createInstance, type Json, newPartner, type Partner, rawCall, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
+import { rawCall } from "../support/raw-call";
 import { eventCount, learnerState } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
