@@ -63,7 +63,6 @@ export function createApp() {
   app.onError(onError);
   app.notFound(onNotFound);
 
-  // Chained, so the type of the result carries every route: `AppType` below types the client.
   return app
     .route("/", oauthRouter)
     .route("/", accountsRouter)
@@ -84,6 +83,3 @@ export function createApp() {
     .route("/", docsRouter)
     .route("/", opsRouter);
 }
-
-/** The API's routes with their request and response types, for `hc<AppType>` clients (the tests' typed `client()`; pathwise/client types itself from the API document). */
-export type AppType = ReturnType<typeof createApp>;

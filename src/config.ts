@@ -22,7 +22,7 @@ export interface Config {
   tokenGateShards: number;
   /**
    * CORS_ALLOWED_ORIGINS: origins (scheme://host[:port]) whose browsers may call /v0 across origins.
-   * Empty (the default): CORS is off, no Access-Control-* header is sent (decisions.md).
+   * Empty (the default): CORS is off, no Access-Control-* header is sent (docs/security.md "Controls").
    */
   corsAllowedOrigins: string[];
   /** OPERATOR_TOKEN: enables the operator diagnostics (docs/security.md) for this bearer secret; unset: they answer 404. */

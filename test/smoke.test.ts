@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, register } from "./support/api";
+import { createAccount, createInstance, newPartner, register } from "./support/api";
+import { rawCall } from "./support/raw-call";
+import { api } from "./support/typed-api";
 
 describe("smoke", () => {
   it("token, account, instance, registration", async () => {
@@ -8,10 +10,10 @@ describe("smoke", () => {
     const li = await createInstance(p);
     const reg = await register(p, acct.id, li.id, "learner");
     expect(reg.type).toBe("learner");
-    const me = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+    const me = await api("GET", "/v0/accounts/current", { token: p.adminToken });
     expect(me.status).toBe(200);
     expect(me.body.entitlements).toContain("partner_admin");
-    const doc = await call("GET", "/v0/openapi.json");
+    const doc = await rawCall("GET", "/v0/openapi.json");
     expect(doc.status, JSON.stringify(doc.body).slice(0, 500)).toBe(200);
   });
 });

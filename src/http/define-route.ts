@@ -69,7 +69,8 @@ function rulesText(key: RouteKey): string {
 
 /**
  * An authenticated API route: its path is under /v0, its caller rule is looked up in the
- * caller-rules table (a missing row fails at startup), and `protect` runs before validation, then
+ * caller-rules table and its rate limit in src/rate-limits/table.ts (a missing row in either fails at
+ * startup), and `protect` runs before validation, then
  * the UTF-8 check of the body (so an unauthenticated request is 401 whatever its body). Every
  * error status answers the Error schema (a route's own ones with `refusal()`; checked at startup).
  * The description ends with the route's caller rule and rate limit, from their tables.

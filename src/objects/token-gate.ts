@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/digest";
 import { SlidingWindowLog } from "../rate-limits/sliding-window";
-import { type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits/table";
+import { type LimitedBy, type LimitKind, RATE_WINDOW_MS, type WindowState } from "../rate-limits/table";
 import { type GateShard, shardName } from "../rate-limits/token-shards";
 
 /** One rate-limit check, computed by `protect` from the rate-limit table and the request. */
@@ -23,7 +23,7 @@ export interface LimitCheck {
 export type AdmitResult =
   | { ok: true; window?: WindowState }
   | { ok: false; reason: "revoked" }
-  | { ok: false; reason: "token-limited" | "partner-limited"; retryAfterMs: number; window: WindowState };
+  | { ok: false; reason: Exclude<LimitedBy, "ip-limited">; retryAfterMs: number; window: WindowState };
 
 const REVOKED: AdmitResult = { ok: false, reason: "revoked" };
 const SHARD_PREFIX = "shard:";

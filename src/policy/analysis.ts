@@ -58,6 +58,16 @@ export class GoalAnalysis {
     return Math.max(POLICY.readyLevel, this.goal.minMastery);
   }
 
+  /**
+   * The level each target must reach alone: level^(1/m) for m target objectives that must all hold
+   * at once (those no other target needs). When every target is at it, their joint probability is at
+   * the goal's level; at the goal's level alone, two targets at 0.96 each (jointly 0.92) would be
+   * settled with the goal not complete, and nothing left to practise.
+   */
+  get targetLevel(): number {
+    return this.level ** (1 / Math.max(1, this.goal.maximalTargets.length));
+  }
+
   /** P(every objective of the target is known). */
   targetProbability(ti: number): number {
     return this.jointProbability(this.goal.targets[ti]?.objectives ?? []);
@@ -101,7 +111,7 @@ export class GoalAnalysis {
   }
 
   targetMet(ti: number): boolean {
-    return this.hasWork(ti) && this.targetProbability(ti) >= this.level;
+    return this.hasWork(ti) && this.targetProbability(ti) >= this.targetLevel;
   }
 
   /** The goal's completion criteria: `all` = P(every target mastered) ≥ level; `average` = mean target probability ≥ min_predicted_mastery. */

@@ -42,7 +42,7 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
   else status = "in_progress";
 
   const targets: TargetStatus[] = g.targets.map((t, ti) => {
-    const met = a.targetMet(ti);
+    const met = complete || a.targetMet(ti);
     let s: TargetStatusValue;
     if (met) s = "complete";
     else if (!evidence) s = "no_work";
@@ -72,7 +72,7 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The level objective k must reach: a target's readiness level, moveOnLevel below the targets. */
-const levelOf = (a: GoalAnalysis, k: number) => (a.goal.isTarget[k] ? a.level : POLICY.moveOnLevel);
+const levelOf = (a: GoalAnalysis, k: number) => (a.goal.isTarget[k] ? a.targetLevel : POLICY.moveOnLevel);
 
 /** The share of the way: over the objectives the target needs, how close each is to its level (0.99 at most until met). */
 function targetProgress(a: GoalAnalysis, ti: number): number {

@@ -9,7 +9,8 @@
  * `actions`:      the batch goal assignment counts `assign` and `unassign` requests in separate
  *                 windows (docs/rate-limits.md); `limit` applies when the action is
  *                 missing or unknown (the stricter one).
- * Every window is RATE_WINDOW_MS long. Endpoints without a row have no token or partner limit.
+ * Every window is RATE_WINDOW_MS long. An endpoint with no token or partner limit has a `notLimited`
+ * row saying why; a route in none of the tables fails at startup (`rateLimitFor` throws).
  * Numbers here are the spec's; deployments scale them with RATE_LIMIT_MULTIPLIER (src/config.ts).
  */
 export const RATE_WINDOW_MS = 60_000;
@@ -38,6 +39,7 @@ const partner = (limit: number): RateLimitRule => ({ kind: "partner", limit });
 const LI = "/v0/learning-instances";
 const REG = "/v0/registrations";
 const ASSIGNMENT = `${LI}/{id}/scoped-goals/{goal_id}/registrations`;
+/** The metrics with row tables, as src/schemas/metrics.ts lists them (this table imports nothing; test/unit/rate-limits/table.test.ts checks they agree). */
 const METRICS = ["expected-score", "readiness-forecast", "active-time", "proficiency"] as const;
 
 export const rateLimits: Readonly<Record<string, RateLimitRule>> = {
@@ -107,6 +109,23 @@ export const lifecycleLimits: Readonly<Record<string, RateLimitRule & { reason: 
   "PUT /v0/partner/settings": { ...token(15), reason: "a configuration write, rare" },
 };
 
+/**
+ * Endpoints with no token or partner limit (spec 8.2 does not list them), each with the reason. They
+ * still pass the TokenGate for revocation (docs/rate-limits.md).
+ */
+const notLimited: Readonly<Record<string, { reason: string }>> = {
+  "PUT /v0/learning-instances/{id}": { reason: "an instance's settings: an admin or instructor write, rare" },
+  "DELETE /v0/learning-instances/{id}": { reason: "the partner admin closing an instance, rare" },
+  "POST /v0/graphs": { reason: "course content: the partner admin with the graph entitlement, rare" },
+  "POST /v0/graphs/validate": { reason: "a dry run of POST /v0/graphs: the partner admin with the graph entitlement" },
+  "PUT /v0/graphs/{graph_id}": { reason: "a new version of course content: the partner admin with the graph entitlement, rare" },
+  "GET /v0/graphs/{graph_id}": { reason: "course content, not personal data: a read" },
+  "GET /v0/graphs": { reason: "course content, not personal data: a listing" },
+  [`GET ${LI}/{id}/scoped-goals`]: { reason: "an instance's goals: an admin or instructor read" },
+  [`GET ${LI}/{id}/scoped-goals/{goal_id}`]: { reason: "one goal: an admin or instructor read" },
+  [`DELETE ${LI}/{id}/scoped-goals/{goal_id}`]: { reason: "an admin or instructor removing a goal, rare" },
+};
+
 /** "PUT /v0/x/{goal_id}/y/{reg}" -> "PUT /v0/x/{}/y/{}": the key with parameter names erased. */
 export const routeShape = (key: string): string => key.replace(/\{[^}]*\}/g, "{}");
 
@@ -114,9 +133,20 @@ const byShape = new Map(
   [...Object.entries(rateLimits), ...Object.entries(statementLimits), ...Object.entries(lifecycleLimits)].map(([key, rule]) => [routeShape(key), rule]),
 );
 
-/** The limit row of a route key ("METHOD /v0/path/{param}"), or undefined when the endpoint has none. */
+const notLimitedShapes = new Set(Object.keys(notLimited).map(routeShape));
+
+/**
+ * The limit row of a route key ("METHOD /v0/path/{param}"), or undefined when its row is in
+ * `notLimited`. A route in no table throws: `protect` and `apiRoute` call this when the routes are
+ * defined, so such a route fails at startup, as one with no caller rule does.
+ */
 export function rateLimitFor(routeKey: string): RateLimitRule | undefined {
-  return byShape.get(routeShape(routeKey));
+  const shape = routeShape(routeKey);
+  const rule = byShape.get(shape);
+  if (!rule && !notLimitedShapes.has(shape)) {
+    throw new Error(`No rate-limit row for ${routeKey}: add it to rateLimits, or to notLimited with the reason (src/rate-limits/table.ts).`);
+  }
+  return rule;
 }
 
 /** A spec limit scaled by the configured multiplier (never below 1); callers skip limiting when off. */

@@ -21,7 +21,7 @@ export const ErrorSchema = z
   })
   .openapi("Error", {
     description:
-      "Every refusal (decisions: HTTP conventions): `code` repeats the HTTP status, `message` is a sentence for a person, `error_id` is logged with the cause, `details` name the fields at fault (validation failures, unknown ids).",
+      "Every refusal: `code` repeats the HTTP status, `message` is a sentence for a person, `error_id` is logged with the cause, `details` name the fields at fault (validation failures, unknown ids).",
     example: {
       code: 422,
       message: "Unrecognized module id(s): events are accepted on atoms of the learning instance's graph only.",

@@ -3,7 +3,7 @@ import { GOAL_ID_EXAMPLE as GOAL_EXAMPLE, goalIdList, isoDate, isoDateTime, uuid
 import { METRICS_GOALS_MAX, METRICS_OBJECTIVES_MAX, METRICS_PAGE_MAX, WATCH_GOALS_MAX, WATCH_PAGE_MAX } from "./limits";
 import { ObjectiveId } from "./text";
 
-/** The four metrics decisions.md names for 4.8; each has a learning-instance table and a registration row. */
+/** The four metrics spec 4.8 names (docs/analytics.md "Metrics rows"); each has a learning-instance table and a registration row. */
 export const METRICS = ["proficiency", "expected-score", "readiness-forecast", "active-time"] as const;
 export type MetricName = (typeof METRICS)[number];
 
@@ -29,7 +29,7 @@ const Paging = {
     }),
 };
 
-/** Request fields per metric (decisions.md "Clarifications": proficiency takes goal_ids and/or learning_objective_ids). */
+/** Request fields per metric (docs/api-conventions.md "Lists, tables and metrics bodies": proficiency takes goal_ids and/or learning_objective_ids). */
 const METRIC_FIELDS = {
   proficiency: { goal_ids: GoalIds.optional(), learning_objective_ids: ObjectiveIds.optional() },
   "expected-score": { goal_ids: GoalIds },

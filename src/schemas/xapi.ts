@@ -10,7 +10,7 @@ import { freeText, identifierText } from "./text";
  * field. Objects are open: the other properties xAPI defines (verb.display, result.score,
  * context.contextActivities, extensions, ...) are accepted and not used. Identifiers (IRIs, the
  * account name) follow the identifier rule (Unicode categories, NFC) and timestamp the date range
- * 1970-2100, as everywhere (decisions.md "Input hygiene"); at most 500 statements, naming at most as
+ * 1970-2100, as everywhere (docs/security.md "Controls"); at most 500 statements, naming at most as
  * many registrations, per request.
  */
 const Iri = identifierText.min(1).max(2048);
@@ -34,7 +34,7 @@ const ActorSchema = z
       "An Agent identified by `account` alone: a statement whose actor also carries mbox, mbox_sha1sum or openid is refused (Pathwise keeps no e-mail addresses)",
   });
 
-/** Languages of a verb's display map (decisions.md turn 3: every list has a documented maximum). */
+/** Languages of a verb's display map (docs/security.md "Limits": every list has a documented maximum). */
 const DISPLAY_LANGUAGES_MAX = 50;
 
 const VerbSchema = z.looseObject({

@@ -107,6 +107,14 @@ export async function findAccountByExternalId(db: Db, partnerId: string, externa
 /** Gate calls in flight at once while disabling an account (each revocation is one Durable Object call). */
 export const REVOKE_CONCURRENCY = 50;
 
+/**
+ * A token's gate as revocation and erasure reach it: shard 0, named by the token id, which reaches
+ * the token's other shards before it answers (src/rate-limits/token-shards.ts).
+ */
+export function tokenGate(env: Env, jti: string) {
+  return env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(jti));
+}
+
 /** An issued access token as recorded in `access_tokens`. */
 export interface IssuedToken {
   jti: string;
@@ -123,7 +131,7 @@ export interface IssuedToken {
 export async function revokeAccessTokens(env: Env, db: Db, tokens: IssuedToken[]): Promise<void> {
   for (let i = 0; i < tokens.length; i += REVOKE_CONCURRENCY) {
     const chunk = tokens.slice(i, i + REVOKE_CONCURRENCY);
-    await Promise.all(chunk.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+    await Promise.all(chunk.map((t) => tokenGate(env, t.jti).revoke(t.expiresAt)));
     await db.delete(accessTokens).where(
       inArray(
         accessTokens.jti,

@@ -105,7 +105,7 @@ const allLearnersQuery = preparedPerDb((db) => learnerPageQuery(db, false));
 const learnersByGoalsQuery = preparedPerDb((db) => learnerPageQuery(db, true));
 
 /**
- * One page of an instance table's rows (decisions.md "Clarifications"): the live learner
+ * One page of an instance table's rows (docs/api-conventions.md "Lists, tables and metrics bodies"): the live learner
  * registrations, in creation order, that have at least one of `goalIds` assigned (every learner when
  * no goals are given). Asks for one row more than the page to tell whether another page follows.
  */

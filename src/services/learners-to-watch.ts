@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import type { Env } from "../env";
 import type { GraphRef, MetricGoal } from "../objects/registration/rpc";
 import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, nextPage, requestedGoals } from "./goal-specs";
+import { registrationObject } from "./registrations";
 
 /** Registrations whose objects are asked at once (a page is read in chunks of this many). */
 const FAN_OUT = 50;
@@ -37,7 +38,7 @@ export async function learnersToWatch(env: Env, db: Db, liId: string, graph: Gra
           const assignedAt = assigned.get(registrationId)?.get(g.id);
           return assignedAt === undefined ? [] : [metricGoalOf(g, graph, assignedAt)];
         });
-        const watched = mine.length ? await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(registrationId)).watch(registrationId, mine, nowMs) : [];
+        const watched = mine.length ? await registrationObject(env, registrationId).watch(registrationId, mine, nowMs) : [];
         return { registrationId, mine, watched };
       }),
     );

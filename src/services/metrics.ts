@@ -8,6 +8,7 @@ import { loadRuntimeGraph } from "../reads/graph-versions";
 import type { ErrorDetail } from "../schemas/common";
 import type { MetricName } from "../schemas/metrics";
 import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, requestedGoals } from "./goal-specs";
+import { registrationObject } from "./registrations";
 
 /** A metrics request body after validation (the fields of every metric; each metric uses its own). */
 export interface MetricsBody {
@@ -84,7 +85,7 @@ async function rows(env: Env, db: Db, registrationIds: string[], columns: Column
   return Promise.all(
     registrationIds.map(async (id) => ({
       registration_id: id,
-      values: await env.REGISTRATIONS.get(env.REGISTRATIONS.idFromName(id)).metricsRow(columns.requestFor(assigned.get(id))),
+      values: await registrationObject(env, id).metricsRow(columns.requestFor(assigned.get(id))),
     })),
   );
 }

@@ -2,7 +2,7 @@ import type { AccountScores } from "../analytics";
 
 /**
  * How long an account's computed scores are reused for the same request shape while its projection
- * has not changed (same revision): decisions.md "Freshness" lets predicted score lag up to 10 s; only
+ * has not changed (same revision): docs/api-conventions.md "Freshness" lets predicted score lag up to 10 s; only
  * the passage of time (the beliefs' drift since the last answer) is older, by at most this much.
  */
 export const SCORE_MEMO_MS = 2_000;

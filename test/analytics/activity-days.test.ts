@@ -1,8 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Schemas } from "../../client";
 import { type ActivityEvent, activityByDay, localDay, summarizeActivity } from "../../src/analytics";
-import { call, freshAdminToken, type Json } from "../support/api";
+import { freshAdminToken, type Json } from "../support/api";
 import { storeActivityAsOneValue, storedActivity } from "../support/registration-object";
 import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /**
  * The registration keeps its activity summary as one stored value per day (analytics-store.ts): it
@@ -24,25 +26,30 @@ for (let d = 11; d >= 0; d--) {
 
 let w: TutoringWorld;
 const event = (e: { endMs: number; durationMs?: number }, i: number) => ({
-  type: "graded-events",
+  type: "graded-events" as const,
   module_id: i % 2 ? "mref-a1" : "mref-b1",
   is_correct: i % 3 !== 0,
   interaction_end_time: new Date(e.endMs).toISOString(),
   ...(e.durationMs === undefined ? {} : { duration: e.durationMs }),
 });
 
-async function post(events: Json[]): Promise<void> {
-  const res = await call("POST", `/v0/registrations/${w.reg.id}/batch-events`, { token: await freshAdminToken(w.p), body: { events: [...events].reverse() } });
+async function post(events: Schemas["BatchEvents"]["events"]): Promise<void> {
+  const res = await api("POST", "/v0/registrations/{id}/batch-events", {
+    token: await freshAdminToken(w.p),
+    body: { events: [...events].reverse() },
+    path: { id: w.reg.id },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(204);
 }
 
 async function activeTime(firstDay: number, lastDay: number): Promise<[number, number][]> {
-  const res = await call("POST", `/v0/registrations/${w.reg.id}/metrics/active-time/rows`, {
+  const res = await api("POST", "/v0/registrations/{id}/metrics/active-time/rows", {
     token: w.p.adminToken,
     body: { start_date: label(firstDay), end_date: label(lastDay) },
+    path: { id: w.reg.id },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.data[0].values.map((v: Json) => [v.active_time_ms, v.time_spent_ms]);
+  return res.body.data[0]!.values.map((v: Json) => [v.active_time_ms, v.time_spent_ms]);
 }
 
 const wholeLog = () => summarizeActivity(sent.map((e): ActivityEvent => ({ ...e, graded: true })));

@@ -1,14 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, freshAdminToken, type Json, type Partner, register } from "../support/api";
+import { createAccount, freshAdminToken, type Json, type Partner, register } from "../support/api";
 import { assignGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /** The metrics rows (decisions.md "Metrics the spec only names") and learners to watch, through the Worker. */
 
 let w: TutoringWorld;
 const rows = (metric: string, body: Json, token?: string) =>
-  call("POST", `/v0/learning-instances/${w.li.id}/metrics/${metric}/rows`, { token: token ?? w.p.adminToken, body });
-const row = (regId: string, metric: string, body: Json) => call("POST", `/v0/registrations/${regId}/metrics/${metric}/rows`, { token: w.p.adminToken, body });
+  rawCall("POST", `/v0/learning-instances/${w.li.id}/metrics/${metric}/rows`, { token: token ?? w.p.adminToken, body });
+const row = (regId: string, metric: string, body: Json) =>
+  rawCall("POST", `/v0/registrations/${regId}/metrics/${metric}/rows`, { token: w.p.adminToken, body });
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -113,19 +116,27 @@ describe("POST /v0/learning-instances/{id}/metrics/groups (learners to watch)", 
     // answers two weeks ago, nothing since
     const old = Date.now() - 14 * 86_400_000;
     const events = [0, 1, 2].map((i) => ({
-      type: "graded-events",
+      type: "graded-events" as const,
       module_id: "mref-b1",
       is_correct: true,
       interaction_end_time: new Date(old + i * 60_000).toISOString(),
     }));
-    const res = await call("POST", `/v0/registrations/${away.reg.id}/batch-events`, { token: await freshAdminToken(p), body: { events: events.reverse() } });
+    const res = await api("POST", "/v0/registrations/{id}/batch-events", {
+      token: await freshAdminToken(p),
+      body: { events: events.reverse() },
+      path: { id: away.reg.id },
+    });
     expect(res.status).toBe(204);
   });
 
   it("names the stuck, inactive and not-started learners per goal, each group with a reason for a teacher", async () => {
-    const res = await call("POST", `/v0/learning-instances/${world.li.id}/metrics/groups`, { token: p.adminToken, body: { goal_ids: [world.goalId] } });
+    const res = await api("POST", "/v0/learning-instances/{id}/metrics/groups", {
+      token: p.adminToken,
+      body: { goal_ids: [world.goalId] },
+      path: { id: world.li.id },
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const group = (name: string) => res.body.groups.find((g: Json) => g.group === name);
+    const group = (name: string) => res.body.groups.find((g: Json) => g.group === name)!;
     expect(group("not_started").registration_ids).toContain(regs.idle!.id);
     expect(group("stuck").registration_ids).toEqual([regs.stuck!.id]);
     expect(group("inactive").registration_ids).toEqual([regs.away!.id]);
@@ -135,12 +146,18 @@ describe("POST /v0/learning-instances/{id}/metrics/groups (learners to watch)", 
     }
     // a two-hour deadline with the goal far from done: behind schedule
     expect(group("behind_schedule")?.registration_ids ?? []).toContain(regs.stuck!.id);
-    expect((await call("POST", `/v0/learning-instances/${world.li.id}/metrics/groups`, { token: p.adminToken, body: { goal_ids: [] } })).status).toBe(400);
+    expect(
+      (await api("POST", "/v0/learning-instances/{id}/metrics/groups", { token: p.adminToken, body: { goal_ids: [] }, path: { id: world.li.id } })).status,
+    ).toBe(400);
   });
 
   it("pages by learners: every page's groups together are the whole class's, `next` until the last page", async () => {
     const watch = (body: Json) =>
-      call("POST", `/v0/learning-instances/${world.li.id}/metrics/groups`, { token: p.adminToken, body: { goal_ids: [world.goalId], ...body } });
+      api("POST", "/v0/learning-instances/{id}/metrics/groups", {
+        token: p.adminToken,
+        body: { goal_ids: [world.goalId], ...body },
+        path: { id: world.li.id },
+      });
     const whole = (await watch({})).body;
     expect(whole.next).toBeUndefined();
     const paged = new Map<string, string[]>();
@@ -151,7 +168,7 @@ describe("POST /v0/learning-instances/{id}/metrics/groups (learners to watch)", 
       expect(res.status).toBe(200);
       for (const g of res.body.groups) paged.set(g.group, [...(paged.get(g.group) ?? []), ...g.registration_ids]);
       offset = res.body.next?.registration_offset;
-      if (offset !== undefined) expect(res.body.next.registrations_per_page).toBe(1);
+      if (offset !== undefined) expect(res.body.next!.registrations_per_page).toBe(1);
       pages++;
     }
     // the world's learner and the three added ones

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { call, createAccount, type Json, newPartner } from "../support/api";
+import type { Schemas } from "../../client";
+import { createAccount, type Json, newPartner } from "../support/api";
 import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /** Spec 4.7 through the Worker, with the projections queue delivering for real. */
 
-const path = "/v0/accounts/metrics/predicted-score";
 let w: TutoringWorld;
 let accountId: string;
 
@@ -18,7 +19,7 @@ const request = (overrides: Json = {}) => ({
   confidence_levels: [90, 10, 50],
   ...overrides,
 });
-const score = (body: unknown, token = w.p.adminToken) => call("POST", path, { token, body });
+const score = (body: Schemas["PredictedScoreRequest"], token = w.p.adminToken) => api("POST", "/v0/accounts/metrics/predicted-score", { token, body });
 /** Waits until the account's projection shows `n` distinct answered modules on lref-b (the queue's batch timeout is 1 s in tests). */
 async function coverageOfB(expected: number): Promise<Json> {
   let last: Json = {};
@@ -31,7 +32,7 @@ async function coverageOfB(expected: number): Promise<Json> {
         }),
       );
       last = res.body;
-      expect(res.body.account_scores[accountId].learning_objective_scores[0].learning_objective_coverage).toBe(expected);
+      expect(res.body.account_scores[accountId]!.learning_objective_scores![0]!.learning_objective_coverage).toBe(expected);
     },
     { timeout: 15_000, interval: 250 },
   );
@@ -40,7 +41,7 @@ async function coverageOfB(expected: number): Promise<Json> {
 
 beforeAll(async () => {
   w = await tutoringWorld();
-  accountId = (await call("GET", `/v0/registrations/${w.reg.id}`, { token: w.p.adminToken })).body.account_id;
+  accountId = (await api("GET", "/v0/registrations/{reg_id}", { token: w.p.adminToken, path: { reg_id: w.reg.id } })).body.account_id;
 });
 
 describe("POST /v0/accounts/metrics/predicted-score", () => {
@@ -48,14 +49,14 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
     const res = await score(request());
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ code: 200, message: expect.any(String), error_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    const a = res.body.account_scores[accountId];
+    const a = res.body.account_scores[accountId]!;
     expect(a.group_scores.map((g: Json) => g.group_id)).toEqual(["unit-1", "unit-2"]);
     expect(a.grouped_scores).toEqual(a.group_scores);
     expect(a.learning_objective_scores).toBeUndefined();
     expect(a.overall_score).toBeUndefined();
     // levels in request order; a learner never seen gets the prior: no coverage
-    expect(a.group_scores[0].scores.map((s: Json) => s.confidence_level)).toEqual([90, 10, 50]);
-    expect(a.group_scores[0].group_learning_objective_coverage).toBe(0);
+    expect(a.group_scores[0]!.scores.map((s: Json) => s.confidence_level)).toEqual([90, 10, 50]);
+    expect(a.group_scores[0]!.group_learning_objective_coverage).toBe(0);
   });
 
   it("percentiles are non-decreasing in the level and stay below 1.0, also for a learner who answers everything right", async () => {
@@ -65,7 +66,7 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
       strong,
       Array.from({ length: 40 }, (_, i): [string, boolean] => [`mref-a${1 + (i % 2)}`, true]),
     );
-    const strongAccount = (await call("GET", `/v0/registrations/${strong.reg.id}`, { token: w.p.adminToken })).body.account_id;
+    const strongAccount = (await api("GET", "/v0/registrations/{reg_id}", { token: w.p.adminToken, path: { reg_id: strong.reg.id } })).body.account_id;
     let a: Json = {};
     await vi.waitFor(
       async () => {
@@ -76,7 +77,7 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
             grouped_learning_objectives: [{ group_id: "a", learning_objectives: [{ learning_objective_id: "lref-a" }] }],
           }),
         );
-        a = res.body.account_scores[strongAccount];
+        a = res.body.account_scores[strongAccount]!;
         expect(a.group_scores[0].group_learning_objective_coverage).toBe(0.5);
       },
       { timeout: 15_000, interval: 250 },
@@ -99,14 +100,14 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
     const body = await coverageOfB(0.5);
     expect(body.account_scores[accountId].group_scores[0].group_learning_objective_coverage).toBe(0.5);
     const strict = await score(request({ learning_objective_coverage_requirement: 8, get_learning_objective_scores: true }));
-    const b = strict.body.account_scores[accountId].learning_objective_scores.find((o: Json) => o.learning_objective_id === "lref-b");
-    expect(b.learning_objective_coverage).toBe(0.25);
+    const b = strict.body.account_scores[accountId]!.learning_objective_scores!.find((o: Json) => o.learning_objective_id === "lref-b");
+    expect(b!.learning_objective_coverage).toBe(0.25);
   });
 
   it("per-objective scores are ordered by objective id, ignore weights; the overall score equals the group score with one group", async () => {
     const res = await score(request({ get_learning_objective_scores: true, get_overall_score: true }));
-    const a = res.body.account_scores[accountId];
-    expect(a.learning_objective_scores.map((o: Json) => [o.learning_objective_id, o.graph_id])).toEqual([
+    const a = res.body.account_scores[accountId]!;
+    expect(a.learning_objective_scores!.map((o: Json) => [o.learning_objective_id, o.graph_id])).toEqual([
       ["lref-a", "gref-demo"],
       ["lref-b", "gref-demo"],
       ["lref-c", "gref-demo"],
@@ -125,11 +126,11 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
     const single = await score(
       request({ get_overall_score: true, grouped_learning_objectives: [{ group_id: "only", learning_objectives: [{ learning_objective_id: "lref-c" }] }] }),
     );
-    expect(single.body.account_scores[accountId].overall_score).toEqual(single.body.account_scores[accountId].group_scores[0].scores);
+    expect(single.body.account_scores[accountId]!.overall_score).toEqual(single.body.account_scores[accountId]!.group_scores[0]!.scores);
   });
 
   it("validates every field: one graph, known graph and objectives, levels, weights, groups; another partner's account is 404", async () => {
-    const bad400: Json[] = [
+    const bad400: Schemas["PredictedScoreRequest"][] = [
       request({ graph_ids: ["gref-demo", "gref-other"] }),
       request({ graph_ids: [] }),
       request({ confidence_levels: [101] }),
@@ -152,19 +153,19 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
     for (const body of bad400) expect((await score(body)).status, JSON.stringify(body)).toBe(400);
     const unknownGraph = await score(request({ graph_ids: ["gref-nope"] }));
     expect(unknownGraph.status).toBe(422);
-    expect(unknownGraph.body.details[0].path).toBe("body.graph_ids[0]");
+    expect(unknownGraph.error.details![0]!.path).toBe("body.graph_ids[0]");
     const unknownObjective = await score(
       request({ grouped_learning_objectives: [{ group_id: "g", learning_objectives: [{ learning_objective_id: "lref-zz" }] }] }),
     );
     expect(unknownObjective.status).toBe(422);
-    expect(unknownObjective.body.details).toEqual([
+    expect(unknownObjective.error.details).toEqual([
       { path: "body.grouped_learning_objectives[0].learning_objectives[0].learning_objective_id", message: expect.stringContaining("lref-zz") },
     ]);
     const other = await newPartner("Other partner");
     const foreign = await createAccount(other);
     const res = await score(request({ account_ids: [accountId, foreign.id] }));
     expect(res.status).toBe(404);
-    expect(res.body.details).toEqual([{ path: "body.account_ids[1]", message: expect.any(String) }]);
+    expect(res.error.details).toEqual([{ path: "body.account_ids[1]", message: expect.any(String) }]);
     const missing = await score(request({ account_ids: [crypto.randomUUID()] }));
     expect(missing.status).toBe(404);
   });

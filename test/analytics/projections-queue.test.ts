@@ -6,8 +6,9 @@ import { openDb } from "../../src/db/client";
 import { accountProjections, deadLetters } from "../../src/db/schema";
 import { replayDeadLetters } from "../../src/queues/dead-letters";
 import { consumeProjections } from "../../src/queues/projections";
-import { call, createAccount, createGraph, newPartner } from "../support/api";
+import { createAccount, createGraph, newPartner } from "../support/api";
 import { projectionPublications } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /** The projections queue's consumer: idempotent and order-independent; poisoned messages dead-lettered, noticed and replayable. */
 
@@ -121,13 +122,14 @@ describe("projections consumer", () => {
   it("an answer posted through the API reaches the account's projection", async () => {
     const p = await newPartner("Projection flow partner");
     const account = await createAccount(p);
-    const li = (await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;
+    const li = (await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;
     const reg = (
-      await call("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: account.id, learning_instance_id: li.id, type: "learner" } })
+      await api("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: account.id, learning_instance_id: li.id, type: "learner" } })
     ).body;
-    const post = await call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+    const post = await api("POST", "/v0/registrations/{id}/graded-events", {
       token: p.adminToken,
       body: { module_id: "mref-d1", interaction_end_time: new Date(Date.now() - 1000).toISOString(), is_correct: true },
+      path: { id: reg.id },
     });
     expect(post.status).toBe(204);
     const graphId = li.graph_id;
@@ -144,14 +146,15 @@ describe("projections consumer", () => {
   it("the answers of a few seconds are published once, from the state they led to (decisions.md Freshness: coalesced per registration)", async () => {
     const p = await newPartner("Projection coalescing partner");
     const account = await createAccount(p);
-    const li = (await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;
+    const li = (await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;
     const reg = (
-      await call("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: account.id, learning_instance_id: li.id, type: "learner" } })
+      await api("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: account.id, learning_instance_id: li.id, type: "learner" } })
     ).body;
     for (const [i, correct] of [true, false, true].entries()) {
-      const post = await call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+      const post = await api("POST", "/v0/registrations/{id}/graded-events", {
         token: p.adminToken,
         body: { module_id: "mref-d1", interaction_end_time: new Date(Date.now() - 3000 + i * 1000).toISOString(), is_correct: correct },
+        path: { id: reg.id },
       });
       expect(post.status).toBe(204);
     }

@@ -13,10 +13,12 @@ import { GraphSummarySchema, GraphValidationSchema, GraphWithIdsSchema } from ".
 import { RecommendationSchema } from "../../src/schemas/recommendations";
 import { RegistrationStatusTableSchema, StatusTableSchema } from "../../src/schemas/status-and-progress";
 import { allows, type CallerName, expectCellOutcome, factsOf, type SubjectKind } from "../core-api/fixture";
-import { type ApiResponse, call, createGraph, freshAdminToken, type Json, mintToken, uniqueId } from "../support/api";
+import { createGraph, freshAdminToken, type Json, mintToken, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { assignGoal, assignmentPath, createGoal, goalBody, goalPath, goalsPath } from "../support/goals";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { eventCount, focusOf } from "../support/registration-object";
+import { api } from "../support/typed-api";
 import { type MatrixFixture, minutesAgo, newMatrixFixture, ROSTER_ROUTE, type Side } from "./support";
 
 /**
@@ -61,7 +63,7 @@ interface Case {
 }
 
 /** A read as the side's admin with a fresh token (follow-up reads never hit a rate limit). */
-const adminGet = async (side: Side, path: string) => call("GET", path, { token: await freshAdminToken(side.p) });
+const adminGet = async (side: Side, path: string) => rawCall("GET", path, { token: await freshAdminToken(side.p) });
 const otherSide = (ctx: Ctx) => (ctx.side === ctx.fx.sideA ? ctx.fx.sideB : ctx.fx.sideA);
 /** The partner the caller belongs to. */
 const callerSide = (ctx: Ctx) => (ctx.caller === "otherPartnerAdmin" ? ctx.fx.sideB : ctx.fx.sideA);
@@ -446,13 +448,13 @@ const WATCH_CASES: Case[] = [
 /** A fresh account of the side, registered in its instance (an erasure destroys it: one per cell). */
 const freshAccount = async (ctx: Omit<Ctx, "s">) => {
   const token = await freshAdminToken(ctx.side.p);
-  const account = (await call("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId("erase-me") } })).body;
-  await call("POST", "/v0/registrations", { token, body: { account_id: account.id, learning_instance_id: ctx.side.world.li.id, type: "learner" } });
+  const account = (await api("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId("erase-me") } })).body;
+  await api("POST", "/v0/registrations", { token, body: { account_id: account.id, learning_instance_id: ctx.side.world.li.id, type: "learner" } });
   return { account };
 };
 /** The record of data requests about a subject, as the side's admin reads it. */
 const requestsAbout = async (ctx: Ctx, subjectId: string) => (await adminGet(ctx.side, `/v0/data-requests?subject_id=${subjectId}`)).body as Json[];
-const settingsOf = async (ctx: Ctx) => (await call("GET", "/v0/partner/settings", { token: await freshAdminToken(callerSide(ctx).p) })).body;
+const settingsOf = async (ctx: Ctx) => (await api("GET", "/v0/partner/settings", { token: await freshAdminToken(callerSide(ctx).p) })).body;
 
 const LIFECYCLE_CASES: Case[] = [
   {
@@ -475,7 +477,7 @@ const LIFECYCLE_CASES: Case[] = [
     success: 202,
     subject: "instance",
     prepare: async (ctx) => ({
-      li: (await call("POST", "/v0/learning-instances", { token: await freshAdminToken(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
+      li: (await api("POST", "/v0/learning-instances", { token: await freshAdminToken(ctx.side.p), body: { graph_id: "gref-demo", name: uniqueId("class") } }))
         .body,
     }),
     params: (ctx) => ({ id: ctx.s.li.id }),
@@ -493,7 +495,7 @@ const LIFECYCLE_CASES: Case[] = [
     subject: "account",
     prepare: async (ctx) => {
       const { account } = await freshAccount(ctx);
-      const res = await call("POST", `/v0/accounts/${account.id}/erasure`, { token: await freshAdminToken(ctx.side.p) });
+      const res = await api("POST", "/v0/accounts/{account_id}/erasure", { token: await freshAdminToken(ctx.side.p), path: { account_id: account.id } });
       return { account, erasureId: res.body.erasure_id };
     },
     params: (ctx) => ({ erasure_id: ctx.s.erasureId }),
@@ -588,7 +590,7 @@ async function runCell(c: Case, base: Omit<Ctx, "s">, expected: number): Promise
   const ctx: Ctx = { ...base, s: c.prepare ? await c.prepare(base) : {} };
   const body = c.body?.(ctx);
   const { method, path } = pathOf(c, ctx, c.params?.(ctx) ?? {});
-  const res = await call(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body, headers: c.headers });
+  const res = await rawCall(method, path, { token: await tokenOf(ctx.fx, ctx.caller), body, headers: c.headers });
   const label = `${ctx.caller} ${method} ${path} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 300)}`;
   await expectCellOutcome(
     res,
@@ -649,7 +651,7 @@ describe("authorization matrix, all routes beyond the roster (callerRules)", () 
       otherPartnerAdmin: fx.b.admin_account_id,
     };
     for (const caller of CALLERS) {
-      const res = await call("GET", "/v0/accounts/current", { token: await tokenOf(fx, caller) });
+      const res = await api("GET", "/v0/accounts/current", { token: await tokenOf(fx, caller) });
       expect(res.status).toBe(200);
       expect(res.body.id, caller).toBe(expected[caller]);
     }
@@ -680,16 +682,16 @@ describe("authorization matrix, all routes beyond the roster (callerRules)", () 
       [assignmentPath(li, fx.sideA.goal.id, fx.sideA.world.ownerReg.id), assignmentPath(missing, missing, missing)],
     ];
     for (const [foreign, absent] of pairs) {
-      const a = await call("GET", foreign, { token: await freshAdminToken(fx.b) });
-      const b = await call("GET", absent, { token: await freshAdminToken(fx.b) });
+      const a = await rawCall("GET", foreign, { token: await freshAdminToken(fx.b) });
+      const b = await rawCall("GET", absent, { token: await freshAdminToken(fx.b) });
       expect(a.status, foreign).toBe(404);
       expect(b.status, absent).toBe(404);
       expect(a.body.message).toBe(b.body.message);
     }
     const body = { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true };
-    const a = await call("POST", `/v0/registrations/${fx.sideA.world.ownerReg.id}/graded-events`, { token: await freshAdminToken(fx.b), body });
-    const b = await call("POST", `/v0/registrations/${missing}/graded-events`, { token: await freshAdminToken(fx.b), body });
+    const a = await api("POST", "/v0/registrations/{id}/graded-events", { token: await freshAdminToken(fx.b), body, path: { id: fx.sideA.world.ownerReg.id } });
+    const b = await api("POST", "/v0/registrations/{id}/graded-events", { token: await freshAdminToken(fx.b), body, path: { id: missing } });
     expect([a.status, b.status]).toEqual([404, 404]);
-    expect(a.body.message).toBe(b.body.message);
+    expect(a.error.message).toBe(b.error.message);
   });
 });

@@ -79,3 +79,20 @@ it("apiRoute refuses a route whose operationId, summary, description or error bo
   expect(() => apiRoute({ ...base, ...docs, description: "" })).toThrow(/summary and a description/);
   expect(() => apiRoute({ ...base, ...docs, responses: { 200: { description: "ok" }, 422: json(z.any(), "untyped") } })).toThrow(/422/);
 });
+
+/** Every route has a caller rule and a rate-limit row: a route missing either fails when it is defined. */
+it("apiRoute refuses a route with no caller rule or no rate-limit row", async () => {
+  const { apiRoute } = await import("../../src/http/define-route");
+  const { callerRules } = await import("../../src/http/caller-rules");
+  const docs = { operationId: "getUnlisted", summary: "A route in no table", description: "Only this test defines it.", tags: ["Accounts"] };
+  const route = { ...docs, method: "get" as const, path: "/v0/unlisted", responses: { 200: { description: "ok" } } };
+  expect(() => apiRoute(route)).toThrow(/No caller rule for GET \/v0\/unlisted/);
+  // the same route with a caller rule, still without a rate-limit row
+  const rules = callerRules as Record<string, readonly string[]>;
+  rules["GET /v0/unlisted"] = ["admin"];
+  try {
+    expect(() => apiRoute(route)).toThrow(/No rate-limit row for GET \/v0\/unlisted/);
+  } finally {
+    delete rules["GET /v0/unlisted"];
+  }
+});

@@ -1,8 +1,9 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createPathwiseClient, eventBatches, type HistoryEvent, isPathwiseError, type PathwiseClient, PathwiseError } from "../../client";
-import { BASE, createAccount, createInstance, newPartner, type Partner, register, uniqueId } from "../support/api";
+import { createAccount, createInstance, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { createGoal, goalBody } from "../support/goals";
+import { BASE } from "../support/raw-call";
 
 /**
  * pathwise/client against the real Worker (SELF.fetch): OAuth, token renewal, typed errors, pacing,

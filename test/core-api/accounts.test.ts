@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, type Json, newPartner, type Partner, uniqueId } from "../support/api";
+import { createAccount, type Json, newPartner, type Partner, uniqueId } from "../support/api";
+import { rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -8,8 +10,9 @@ beforeAll(async () => {
   [p, other] = await Promise.all([newPartner("Accounts A"), newPartner("Accounts B")]);
 });
 
-const post = (body: unknown, token = p.adminToken) => call("POST", "/v0/accounts", { token, body });
-const batch = (requests: unknown, token = p.adminToken) => call("POST", "/v0/batch", { token, body: { requests } });
+// untyped on purpose: the validation tests send wrong bodies
+const post = (body: unknown, token = p.adminToken) => rawCall("POST", "/v0/accounts", { token, body });
+const batch = (requests: unknown, token = p.adminToken) => rawCall("POST", "/v0/batch", { token, body: { requests } });
 const entry = (external_user_id: unknown) => ({ method: "post", relative_url: "/accounts", body: { external_user_id } });
 
 describe("POST /v0/accounts", () => {
@@ -18,7 +21,7 @@ describe("POST /v0/accounts", () => {
     const res = await post({ external_user_id: ext });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), external_user_id: ext });
-    const got = await call("GET", `/v0/accounts/${res.body.id}`, { token: p.adminToken });
+    const got = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: res.body.id } });
     expect(got.status).toBe(200);
     // an end user's account has no entitlements: the field is absent
     expect(got.body).toEqual({ id: res.body.id, external_user_id: ext });
@@ -34,7 +37,7 @@ describe("POST /v0/accounts", () => {
     expectErrorBody(await post({ external_user_id: p.admin_external_user_id }), 422);
     // still exactly the first account: a token for the scope acts as it
     const token = await p.tokenFor(ext);
-    expect((await call("GET", "/v0/accounts/current", { token })).body.id).toBe(first.body.id);
+    expect((await api("GET", "/v0/accounts/current", { token })).body.id).toBe(first.body.id);
   });
 
   it("the same external_user_id is free in another partner (unique per partner)", async () => {
@@ -60,54 +63,54 @@ describe("POST /v0/accounts", () => {
     expectErrorBody(await post([]), 400);
     expectErrorBody(await post("student"), 400);
     expectErrorBody(
-      await call("POST", "/v0/accounts", { token: p.adminToken, raw: '{"external_user_id": "a",', headers: { "Content-Type": "application/json" } }),
+      await rawCall("POST", "/v0/accounts", { token: p.adminToken, raw: '{"external_user_id": "a",', headers: { "Content-Type": "application/json" } }),
       400,
     );
-    expectErrorBody(await call("POST", "/v0/accounts", { token: p.adminToken }), 400);
+    expectErrorBody(await rawCall("POST", "/v0/accounts", { token: p.adminToken }), 400);
   });
 });
 
 describe("GET /v0/accounts/{account_id} and /current", () => {
   it("the admin account carries the decided entitlements", async () => {
-    const res = await call("GET", `/v0/accounts/${p.admin_account_id}`, { token: p.adminToken });
+    const res = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: p.admin_account_id } });
     expect(res.status).toBe(200);
     expect([...(res.body.entitlements ?? [])].sort()).toEqual(
       ["create_learning_instance", "partner_admin", "partner_graph_ingest", "partner_graph_update", "partner_graph_validate"].sort(),
     );
-    const current = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+    const current = await api("GET", "/v0/accounts/current", { token: p.adminToken });
     expect(current.body).toEqual(res.body);
   });
 
   it("'current' is not taken for an account id, and other ids are 400 with details path.account_id", async () => {
     for (const bad of ["not-a-uuid", "123", "00000000-0000-0000-0000-00000000000g", "%20"]) {
       for (const method of ["GET", "DELETE"]) {
-        expectValidation(await call(method, `/v0/accounts/${bad}`, { token: p.adminToken }), "path.account_id");
+        expectValidation(await rawCall(method, `/v0/accounts/${bad}`, { token: p.adminToken }), "path.account_id");
       }
     }
   });
 
   it("an unknown account is 404", async () => {
-    expectErrorBody(await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: p.adminToken }), 404);
-    expectErrorBody(await call("DELETE", `/v0/accounts/${crypto.randomUUID()}`, { token: p.adminToken }), 404);
+    expectErrorBody(await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: crypto.randomUUID() } }), 404);
+    expectErrorBody(await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: crypto.randomUUID() } }), 404);
   });
 });
 
 describe("DELETE /v0/accounts/{account_id}", () => {
   it("disables the account: 204 without body; again is harmless; the id stays taken", async () => {
     const acct = await createAccount(p);
-    const del = await call("DELETE", `/v0/accounts/${acct.id}`, { token: p.adminToken });
+    const del = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: acct.id } });
     expect(del.status).toBe(204);
     expect(del.body).toBeNull();
-    const again = await call("DELETE", `/v0/accounts/${acct.id}`, { token: p.adminToken });
+    const again = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: acct.id } });
     expect([204, 404]).toContain(again.status);
     expectErrorBody(await post({ external_user_id: acct.external_user_id }), 422);
   });
 
   it("the partner admin cannot disable its own account (the partner would be locked out)", async () => {
-    const res = await call("DELETE", `/v0/accounts/${p.admin_account_id}`, { token: p.adminToken });
+    const res = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: p.admin_account_id } });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
-    expect((await call("GET", "/v0/accounts/current", { token: p.adminToken })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: p.adminToken })).status).toBe(200);
   });
 });
 
@@ -123,7 +126,7 @@ describe("POST /v0/batch (deprecated)", () => {
     expect(r[2]!.body).toEqual({ account_id: expect.any(String), external_user_id: y });
     for (const i of [1, 3, 4]) expect(r[i]!.body).toEqual({ code: 422, error_message: expect.any(String) });
     // the created accounts are real
-    const got = await call("GET", `/v0/accounts/${r[0]!.body.account_id}`, { token: p.adminToken });
+    const got = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: r[0]!.body.account_id } });
     expect(got.body.external_user_id).toBe(x);
   });
 
@@ -154,8 +157,8 @@ describe("POST /v0/batch (deprecated)", () => {
     expectValidation(await batch([entry(good), { relative_url: "/accounts", body: { external_user_id: "a" } }]), "body.requests[1].method");
     expectValidation(await batch([]), "body.requests");
     expectValidation(await batch("nope"), "body.requests");
-    expectValidation(await call("POST", "/v0/batch", { token: p.adminToken, body: {} }), "body.requests");
-    expectErrorBody(await call("POST", "/v0/batch", { token: p.adminToken, raw: "{requests: []}", headers: { "Content-Type": "application/json" } }), 400);
+    expectValidation(await rawCall("POST", "/v0/batch", { token: p.adminToken, body: {} }), "body.requests");
+    expectErrorBody(await rawCall("POST", "/v0/batch", { token: p.adminToken, raw: "{requests: []}", headers: { "Content-Type": "application/json" } }), 400);
     expect((await post({ external_user_id: good })).status).toBe(201);
   });
 });

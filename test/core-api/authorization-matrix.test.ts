@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules, type Role, type RouteKey } from "../../src/http/caller-rules";
-import { type ApiResponse, call, createAccount, type Json, uniqueId } from "../support/api";
+import { createAccount, type Json, uniqueId } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import {
   allows,
   type CallerName,
@@ -51,7 +53,7 @@ interface Case {
   unchanged?(ctx: Ctx, body: any): Promise<void>;
 }
 
-const adminGet = async (ctx: Ctx, path: string) => call("GET", path, { token: ctx.w.partner.adminToken });
+const adminGet = async (ctx: Ctx, path: string) => rawCall("GET", path, { token: ctx.w.partner.adminToken });
 
 const CASES: Case[] = [
   {
@@ -115,11 +117,11 @@ const CASES: Case[] = [
     params: (ctx) => ({ account_id: ctx.w.ownerAccount.id }),
     onSuccess: async (ctx) => {
       // disabled: the owner's token stops working at once
-      expect((await call("GET", "/v0/accounts/current", { token: ctx.w.ownerToken })).status).toBe(401);
+      expect((await api("GET", "/v0/accounts/current", { token: ctx.w.ownerToken })).status).toBe(401);
     },
     unchanged: async (ctx) => {
       expect((await adminGet(ctx, `/v0/accounts/${ctx.w.ownerAccount.id}`)).status).toBe(200);
-      if (ctx.w.ownerToken) expect((await call("GET", "/v0/accounts/current", { token: ctx.w.ownerToken })).status).toBe(200);
+      if (ctx.w.ownerToken) expect((await api("GET", "/v0/accounts/current", { token: ctx.w.ownerToken })).status).toBe(200);
     },
   },
   {
@@ -274,7 +276,7 @@ async function runCell(fx: Fixture, c: Case, caller: CallerName, w: World, expec
   const ctx: Ctx = { fx, w, caller };
   const body = c.body ? await c.body(ctx) : undefined;
   const { method, path } = pathOf(c.key, c.params?.(ctx) ?? {});
-  const res = await call(method, path, { token: tokenOf(ctx), body });
+  const res = await rawCall(method, path, { token: tokenOf(ctx), body });
   const label = `${caller} ${method} ${path} -> ${JSON.stringify(res.body)}`;
   await expectCellOutcome(
     res,
@@ -334,7 +336,7 @@ describe("authorization matrix (callerRules)", () => {
         const ctx: Ctx = { fx, w: fx.bWorld, caller };
         const body = c.body ? await c.body(ctx) : undefined;
         const { method, path } = pathOf(c.key, c.params?.(ctx) ?? {});
-        const res = await call(method, path, { token: tokenOf({ ...ctx, w: fx.world }), body });
+        const res = await rawCall(method, path, { token: tokenOf({ ...ctx, w: fx.world }), body });
         expect(res.status, `${caller} ${method} ${path}`).toBe(404);
         expectErrorBody(res, 404);
         await c.unchanged?.(ctx, body);
@@ -349,8 +351,8 @@ describe("authorization matrix (callerRules)", () => {
       ["learning-instances", fx.world.li.id],
       ["registrations", fx.world.ownerReg.id],
     ] as const) {
-      const a = await call("GET", `/v0/${kind}/${foreign}`, { token: fx.b.adminToken });
-      const b = await call("GET", `/v0/${kind}/${missing}`, { token: fx.b.adminToken });
+      const a = await rawCall("GET", `/v0/${kind}/${foreign}`, { token: fx.b.adminToken });
+      const b = await rawCall("GET", `/v0/${kind}/${missing}`, { token: fx.b.adminToken });
       expect(a.status).toBe(404);
       expect(b.status).toBe(404);
       expect(a.body.message).toBe(b.body.message);

@@ -1,6 +1,8 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, BASE, call, createAccount, type Json, tokenRequest, uniqueId } from "../support/api";
+import { createAccount, type Json, tokenRequest, uniqueId } from "../support/api";
+import { type ApiResponse, BASE, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import { expectErrorBody, type Fixture, newFixture } from "./fixture";
 
 let fx: Fixture;
@@ -39,13 +41,13 @@ const BAD_BODIES: [string, string | undefined][] = [
 
 describe("error bodies and statuses", () => {
   it("every malformed body on every endpoint is a 4xx with the error body (never a 500) and changes nothing", async () => {
-    const before = (await call("GET", "/v0/learning-instances?limit=500", { token: fx.a.adminToken })).body as Json[];
+    const before = (await api("GET", "/v0/learning-instances", { token: fx.a.adminToken, query: { limit: 500 } })).body as Json[];
     const failures: string[] = [];
     for (const ep of endpoints()) {
       for (const [label, raw] of BAD_BODIES) {
         for (const contentType of ["application/json", "text/plain", undefined]) {
           const headers: Record<string, string> = contentType ? { "Content-Type": contentType } : {};
-          const res = await call(ep.method, ep.path, { token: fx.a.adminToken, raw, headers });
+          const res = await rawCall(ep.method, ep.path, { token: fx.a.adminToken, raw, headers });
           const where = `${ep.method} ${ep.path} ${label} ${contentType}: ${res.status} ${JSON.stringify(res.body)}`;
           if (res.status !== 400) failures.push(where);
           else expectErrorBody(res, 400);
@@ -53,7 +55,7 @@ describe("error bodies and statuses", () => {
       }
     }
     expect(failures).toEqual([]);
-    const after = (await call("GET", "/v0/learning-instances?limit=500", { token: fx.a.adminToken })).body as Json[];
+    const after = (await api("GET", "/v0/learning-instances", { token: fx.a.adminToken, query: { limit: 500 } })).body as Json[];
     expect(after).toEqual(before);
   });
 
@@ -73,7 +75,7 @@ describe("error bodies and statuses", () => {
         ["DELETE", "/v0/registrations/{}", "path.reg_id"],
       ] as const) {
         const path = template.replace("{}", bad);
-        const res = await call(method, path, { token: t, body: method === "PUT" ? { name: "x" } : undefined });
+        const res = await rawCall(method, path, { token: t, body: method === "PUT" ? { name: "x" } : undefined });
         if (res.status !== 400 && res.status !== 404) failures.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
         else if (res.status === 400) {
           expectErrorBody(res, 400);
@@ -82,19 +84,19 @@ describe("error bodies and statuses", () => {
       }
     }
     for (const q of ["limit=%ZZ", "type=%E0%A4%A", "offset=%"]) {
-      const res = await call("GET", `/v0/learning-instances/${fx.world.li.id}/registrations?${q}`, { token: t });
+      const res = await rawCall("GET", `/v0/learning-instances/${fx.world.li.id}/registrations?${q}`, { token: t });
       if (res.status !== 400 && res.status !== 200) failures.push(`query ${q}: ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(failures).toEqual([]);
   });
 
   it("malformed JSON is 400 with the decided body", async () => {
-    const res = await call("POST", "/v0/accounts", { token: fx.a.adminToken, raw: "{nope", headers: { "Content-Type": "application/json" } });
+    const res = await rawCall("POST", "/v0/accounts", { token: fx.a.adminToken, raw: "{nope", headers: { "Content-Type": "application/json" } });
     expectErrorBody(res, 400);
   });
 
   it("validation failures carry details with path and message", async () => {
-    const res = await call("POST", "/v0/registrations", {
+    const res = await rawCall("POST", "/v0/registrations", {
       token: fx.a.adminToken,
       body: { account_id: "x", learning_instance_id: fx.world.li.id, type: "boss" },
     });
@@ -115,7 +117,7 @@ describe("error bodies and statuses", () => {
       ["DELETE", "/v0/learning-instances"],
     ] as const) {
       for (const token of [undefined, fx.a.adminToken]) {
-        const res = await call(method, path, { token });
+        const res = await rawCall(method, path, { token });
         expectErrorBody(res, 404);
         expect(res.headers.get("x-request-id")).toBeTruthy();
       }
@@ -126,16 +128,16 @@ describe("error bodies and statuses", () => {
     const ext = uniqueId("big");
     const big = JSON.stringify({ external_user_id: ext, padding: "x".repeat(1024 * 1024) });
     for (const ep of endpoints()) {
-      const res = await call(ep.method, ep.path, { token: fx.a.adminToken, raw: big, headers: { "Content-Type": "application/json" } });
+      const res = await rawCall(ep.method, ep.path, { token: fx.a.adminToken, raw: big, headers: { "Content-Type": "application/json" } });
       expectErrorBody(res, 413);
     }
     // also on the token endpoint, and without a token
-    const token = await call("POST", "/v0/oauth/token", {
+    const token = await rawCall("POST", "/v0/oauth/token", {
       raw: `a=${"x".repeat(1024 * 1024 + 1)}`,
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
     });
     expect(token.status).toBe(413);
-    expect((await call("POST", "/v0/accounts", { raw: big, headers: { "Content-Type": "application/json" } })).status).toBe(413);
+    expect((await rawCall("POST", "/v0/accounts", { raw: big, headers: { "Content-Type": "application/json" } })).status).toBe(413);
     await createAccount(fx.a, ext); // the oversized create did not take the id
   });
 
@@ -161,7 +163,7 @@ describe("error bodies and statuses", () => {
   it("a body just under 1 MiB is accepted for processing", async () => {
     const ext = uniqueId("almost");
     const raw = JSON.stringify({ external_user_id: ext, padding: "x".repeat(1024 * 1024 - 200) });
-    const res = await call("POST", "/v0/accounts", { token: fx.a.adminToken, raw, headers: { "Content-Type": "application/json" } });
+    const res = await rawCall("POST", "/v0/accounts", { token: fx.a.adminToken, raw, headers: { "Content-Type": "application/json" } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 });
@@ -170,33 +172,36 @@ describe("request tracing", () => {
   async function samples(): Promise<[string, ApiResponse][]> {
     const label = { "Request-Label": "trace-me-42" };
     return [
-      ["200", await call("GET", "/v0/accounts/current", { token: fx.a.adminToken, headers: label })],
-      ["201", await call("POST", "/v0/accounts", { token: fx.a.adminToken, body: { external_user_id: uniqueId() }, headers: label })],
-      ["204", await call("DELETE", `/v0/accounts/${(await createAccount(fx.a)).id}`, { token: fx.a.adminToken, headers: label })],
-      ["400", await call("GET", "/v0/accounts/abc", { token: fx.a.adminToken, headers: label })],
-      ["400 json", await call("POST", "/v0/accounts", { token: fx.a.adminToken, raw: "{", headers: { ...label, "Content-Type": "application/json" } })],
-      ["401", await call("GET", "/v0/accounts/current", { headers: label })],
-      ["403", await call("POST", "/v0/accounts", { token: fx.owner.token, body: { external_user_id: uniqueId() }, headers: label })],
-      ["404", await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: fx.a.adminToken, headers: label })],
-      ["404 route", await call("GET", "/v0/nowhere", { headers: label })],
+      ["200", await api("GET", "/v0/accounts/current", { token: fx.a.adminToken, headers: label })],
+      ["201", await api("POST", "/v0/accounts", { token: fx.a.adminToken, body: { external_user_id: uniqueId() }, headers: label })],
+      [
+        "204",
+        await api("DELETE", "/v0/accounts/{account_id}", { token: fx.a.adminToken, headers: label, path: { account_id: (await createAccount(fx.a)).id } }),
+      ],
+      ["400", await api("GET", "/v0/accounts/{account_id}", { token: fx.a.adminToken, headers: label, path: { account_id: "abc" } })],
+      ["400 json", await rawCall("POST", "/v0/accounts", { token: fx.a.adminToken, raw: "{", headers: { ...label, "Content-Type": "application/json" } })],
+      ["401", await api("GET", "/v0/accounts/current", { headers: label })],
+      ["403", await api("POST", "/v0/accounts", { token: fx.owner.token, body: { external_user_id: uniqueId() }, headers: label })],
+      ["404", await api("GET", "/v0/accounts/{account_id}", { token: fx.a.adminToken, headers: label, path: { account_id: crypto.randomUUID() } })],
+      ["404 route", await rawCall("GET", "/v0/nowhere", { headers: label })],
       [
         "413",
-        await call("POST", "/v0/accounts", {
+        await rawCall("POST", "/v0/accounts", {
           token: fx.a.adminToken,
           raw: "x".repeat(1024 * 1024 + 1),
           headers: { ...label, "Content-Type": "application/json" },
         }),
       ],
-      ["422", await call("POST", "/v0/accounts", { token: fx.a.adminToken, body: { external_user_id: fx.owner.account.external_user_id }, headers: label })],
+      ["422", await api("POST", "/v0/accounts", { token: fx.a.adminToken, body: { external_user_id: fx.owner.account.external_user_id }, headers: label })],
       ["oauth 200", await tokenRequestWith(fx.a.client_id, fx.a.client_secret, label)],
       ["oauth 401", await tokenRequestWith(fx.a.client_id, "wrong", label)],
-      ["openapi", await call("GET", "/v0/openapi.json", { headers: label })],
-      ["docs", await call("GET", "/docs", { headers: label })],
+      ["openapi", await rawCall("GET", "/v0/openapi.json", { headers: label })],
+      ["docs", await rawCall("GET", "/docs", { headers: label })],
     ];
   }
 
   async function tokenRequestWith(clientId: string, secret: string, headers: Record<string, string>): Promise<ApiResponse> {
-    return call("POST", "/v0/oauth/token", {
+    return rawCall("POST", "/v0/oauth/token", {
       raw: new URLSearchParams({ grant_type: "client_credentials", scope: fx.a.admin_external_user_id }).toString(),
       headers: { ...headers, Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`, "Content-Type": "application/x-www-form-urlencoded" },
     });
@@ -214,7 +219,7 @@ describe("request tracing", () => {
   });
 
   it("no Request-Label header in, none out", async () => {
-    const res = await call("GET", "/v0/accounts/current", { token: fx.a.adminToken });
+    const res = await api("GET", "/v0/accounts/current", { token: fx.a.adminToken });
     expect(res.headers.get("request-label")).toBeNull();
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });

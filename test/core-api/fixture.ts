@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import type { Role } from "../../src/http/caller-rules";
-import { type ApiResponse, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import type { ApiResponse } from "../support/raw-call";
 
 /** An end user of partner A with a token acting as that user (spec 5.8). */
 export interface Member {

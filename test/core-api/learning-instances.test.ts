@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -11,9 +13,10 @@ beforeAll(async () => {
   graphId = (await createInstance(p)).graph_id;
 });
 
-const post = (body: unknown) => call("POST", "/v0/learning-instances", { token: p.adminToken, body });
-const put = (id: string, body: unknown) => call("PUT", `/v0/learning-instances/${id}`, { token: p.adminToken, body });
-const get = (id: string) => call("GET", `/v0/learning-instances/${id}`, { token: p.adminToken });
+// untyped on purpose: the validation tests send wrong bodies
+const post = (body: unknown) => rawCall("POST", "/v0/learning-instances", { token: p.adminToken, body });
+const put = (id: string, body: unknown) => rawCall("PUT", `/v0/learning-instances/${id}`, { token: p.adminToken, body });
+const get = (id: string) => api("GET", "/v0/learning-instances/{id}", { token: p.adminToken, path: { id } });
 
 describe("POST /v0/learning-instances", () => {
   it("creates: 201, in_progress true, dates returned as UTC with Z", async () => {
@@ -35,7 +38,7 @@ describe("POST /v0/learning-instances", () => {
     const res = await post({ graph_id: graphId, name });
     expectErrorBody(res, 422);
     expect(res.body.details?.[0]?.path).toBe("body.name");
-    const list = await call("GET", "/v0/learning-instances?limit=500", { token: p.adminToken });
+    const list = await api("GET", "/v0/learning-instances", { token: p.adminToken, query: { limit: 500 } });
     expect((list.body as Json[]).map((li) => li.name)).not.toContain(name);
   });
 
@@ -53,7 +56,7 @@ describe("POST /v0/learning-instances", () => {
     expectValidation(await post({ graph_id: graphId, name: "x", start_date: "yesterday" }), "body.start_date");
     expectValidation(await post({ graph_id: graphId, name: "x", end_date: 1767225600 }), "body.end_date");
     expectErrorBody(await post(null), 400);
-    expectErrorBody(await call("POST", "/v0/learning-instances", { token: p.adminToken, raw: "{", headers: { "Content-Type": "application/json" } }), 400);
+    expectErrorBody(await rawCall("POST", "/v0/learning-instances", { token: p.adminToken, raw: "{", headers: { "Content-Type": "application/json" } }), 400);
   });
 });
 
@@ -61,7 +64,7 @@ describe("GET /v0/learning-instances (list)", () => {
   it("is a bare array of the partner's own instances, paged by offset/limit", async () => {
     const mine = [await createInstance(p), await createInstance(p), await createInstance(p)];
     const theirs = await createInstance(other);
-    const all = await call("GET", "/v0/learning-instances?limit=500", { token: p.adminToken });
+    const all = await api("GET", "/v0/learning-instances", { token: p.adminToken, query: { limit: 500 } });
     expect(all.status).toBe(200);
     expect(Array.isArray(all.body)).toBe(true);
     const ids = (all.body as Json[]).map((li) => li.id);
@@ -70,16 +73,16 @@ describe("GET /v0/learning-instances (list)", () => {
     // creation order, and offset/limit pages through it
     const idx = ids.indexOf(mine[0]!.id);
     expect(ids.slice(idx, idx + 3)).toEqual(mine.map((li) => li.id));
-    const page = await call("GET", `/v0/learning-instances?offset=${idx + 1}&limit=1`, { token: p.adminToken });
+    const page = await api("GET", "/v0/learning-instances", { token: p.adminToken, query: { offset: idx + 1, limit: 1 } });
     expect((page.body as Json[]).map((li) => li.id)).toEqual([mine[1]!.id]);
   });
 
   it("bad paging is 400 with details", async () => {
     const token = await p.tokenFor(p.admin_external_user_id); // GET /v0/learning-instances is limited to 15/min per token
-    expectValidation(await call("GET", "/v0/learning-instances?limit=0", { token }), "query.limit");
-    expectValidation(await call("GET", "/v0/learning-instances?limit=501", { token }), "query.limit");
-    expectValidation(await call("GET", "/v0/learning-instances?limit=ten", { token }), "query.limit");
-    expectValidation(await call("GET", "/v0/learning-instances?offset=-1", { token }), "query.offset");
+    expectValidation(await api("GET", "/v0/learning-instances", { token, query: { limit: 0 } }), "query.limit");
+    expectValidation(await api("GET", "/v0/learning-instances", { token, query: { limit: 501 } }), "query.limit");
+    expectValidation(await rawCall("GET", "/v0/learning-instances?limit=ten", { token }), "query.limit");
+    expectValidation(await rawCall("GET", "/v0/learning-instances?offset=-1", { token }), "query.offset");
   });
 });
 
@@ -110,7 +113,7 @@ describe("PUT /v0/learning-instances/{id}", () => {
     expectValidation(await put(li.id, { start_date: "2026-13-45" }), "body.start_date");
     expectErrorBody(await put(li.id, [1, 2]), 400);
     expectErrorBody(
-      await call("PUT", `/v0/learning-instances/${li.id}`, { token: p.adminToken, raw: "name=x", headers: { "Content-Type": "application/json" } }),
+      await rawCall("PUT", `/v0/learning-instances/${li.id}`, { token: p.adminToken, raw: "name=x", headers: { "Content-Type": "application/json" } }),
       400,
     );
     expect((await get(li.id)).body).toEqual(li);
@@ -126,19 +129,19 @@ describe("DELETE /v0/learning-instances/{id}", () => {
     const li = await createInstance(p);
     const acct = await createAccount(p);
     const reg = await register(p, acct.id, li.id, "learner");
-    const del = await call("DELETE", `/v0/learning-instances/${li.id}`, { token: p.adminToken });
+    const del = await api("DELETE", "/v0/learning-instances/{id}", { token: p.adminToken, path: { id: li.id } });
     expect(del.status).toBe(204);
     expect(del.body).toBeNull();
     expectErrorBody(await get(li.id), 404);
-    expectErrorBody(await call("GET", `/v0/registrations/${reg.id}`, { token: p.adminToken }), 404);
-    expectErrorBody(await call("GET", `/v0/learning-instances/${li.id}/registrations`, { token: p.adminToken }), 404);
-    expectErrorBody(await call("DELETE", `/v0/learning-instances/${li.id}`, { token: p.adminToken }), 404);
-    const gone = await call("GET", "/v0/learning-instances?limit=500", { token: p.adminToken });
+    expectErrorBody(await api("GET", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: reg.id } }), 404);
+    expectErrorBody(await api("GET", "/v0/learning-instances/{li_id}/registrations", { token: p.adminToken, path: { li_id: li.id } }), 404);
+    expectErrorBody(await api("DELETE", "/v0/learning-instances/{id}", { token: p.adminToken, path: { id: li.id } }), 404);
+    const gone = await api("GET", "/v0/learning-instances", { token: p.adminToken, query: { limit: 500 } });
     expect((gone.body as Json[]).map((x) => x.id)).not.toContain(li.id);
   });
 
   it("non-UUID ids are 400 with details path.id on GET, PUT and DELETE", async () => {
-    for (const method of ["GET", "DELETE"]) expectValidation(await call(method, "/v0/learning-instances/123", { token: p.adminToken }), "path.id");
+    for (const method of ["GET", "DELETE"]) expectValidation(await rawCall(method, "/v0/learning-instances/123", { token: p.adminToken }), "path.id");
   });
 });
 
@@ -149,7 +152,7 @@ describe("GET /v0/learning-instances/{li_id}/registrations", () => {
     const r1 = await register(p, a1.id, li.id, "learner");
     const r2 = await register(p, a2.id, li.id, "instructor");
     const r3 = await register(p, a3.id, li.id, "learner");
-    const list = (q = "") => call("GET", `/v0/learning-instances/${li.id}/registrations${q}`, { token: p.adminToken });
+    const list = (q = "") => rawCall("GET", `/v0/learning-instances/${li.id}/registrations${q}`, { token: p.adminToken });
     expect((await list()).body).toEqual([r1, r2, r3]);
     expect((await list("?type=learner")).body).toEqual([r1, r3]);
     expect((await list("?type=instructor")).body).toEqual([r2]);
@@ -158,13 +161,16 @@ describe("GET /v0/learning-instances/{li_id}/registrations", () => {
 
   it("malformed input is 400 with details", async () => {
     const li = await createInstance(p);
-    expectValidation(await call("GET", "/v0/learning-instances/xyz/registrations", { token: p.adminToken }), "path.li_id");
-    expectValidation(await call("GET", `/v0/learning-instances/${li.id}/registrations?type=teacher`, { token: p.adminToken }), "query.type");
-    expectValidation(await call("GET", `/v0/learning-instances/${li.id}/registrations?limit=1000`, { token: p.adminToken }), "query.limit");
+    expectValidation(await api("GET", "/v0/learning-instances/{li_id}/registrations", { token: p.adminToken, path: { li_id: "xyz" } }), "path.li_id");
+    expectValidation(await rawCall("GET", `/v0/learning-instances/${li.id}/registrations?type=teacher`, { token: p.adminToken }), "query.type");
+    expectValidation(
+      await api("GET", "/v0/learning-instances/{li_id}/registrations", { token: p.adminToken, path: { li_id: li.id }, query: { limit: 1000 } }),
+      "query.limit",
+    );
   });
 
   it("an unknown instance is 404", async () => {
-    expectErrorBody(await call("GET", `/v0/learning-instances/${crypto.randomUUID()}/registrations`, { token: p.adminToken }), 404);
+    expectErrorBody(await api("GET", "/v0/learning-instances/{li_id}/registrations", { token: p.adminToken, path: { li_id: crypto.randomUUID() } }), 404);
   });
 });
 
@@ -183,7 +189,7 @@ describe("paging edge cases never fail the server", () => {
       "limit=500&limit=0",
     ]) {
       for (const path of ["/v0/learning-instances", `/v0/learning-instances/${li.id}/registrations`]) {
-        const res = await call("GET", `${path}?${q}`, { token });
+        const res = await rawCall("GET", `${path}?${q}`, { token });
         expect([200, 400], `${path}?${q}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
         if (res.status === 400) expectErrorBody(res, 400);
       }

@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signAccessToken, type TokenClaims } from "../../src/auth/access-token";
-import { type ApiResponse, call, createAccount, newPartner, type Partner, uniqueId } from "../support/api";
+import { createAccount, newPartner, type Partner, uniqueId } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import { expectErrorBody } from "./fixture";
 
 const TOKEN = "/v0/oauth/token";
@@ -15,7 +17,7 @@ beforeEach(() => {
 });
 
 function tokenRequest(clientId: string, secret: string, form: Record<string, string>): Promise<ApiResponse> {
-  return call("POST", TOKEN, {
+  return rawCall("POST", TOKEN, {
     raw: new URLSearchParams(form).toString(),
     headers: { Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`, "Content-Type": "application/x-www-form-urlencoded", "CF-Connecting-IP": ip },
   });
@@ -58,11 +60,11 @@ describe("client credentials grant", () => {
     const expiresAt = Date.parse(res.body.expires_at);
     expect(res.body.expires_at).toMatch(/Z$/);
     expect(Math.abs(expiresAt - (Date.now() + 3600_000))).toBeLessThan(60_000);
-    const me = await call("GET", "/v0/accounts/current", { token: res.body.access_token });
+    const me = await api("GET", "/v0/accounts/current", { token: res.body.access_token });
     expect(me.status).toBe(200);
     expect(me.body.id).toBe(p.admin_account_id);
     // admin scope reaches admin-only endpoints
-    expect((await call("POST", "/v0/accounts", { token: res.body.access_token, body: { external_user_id: uniqueId() } })).status).toBe(201);
+    expect((await api("POST", "/v0/accounts", { token: res.body.access_token, body: { external_user_id: uniqueId() } })).status).toBe(201);
   });
 
   it("an end user's scope gives a token acting as that user: owner/instructor rules only", async () => {
@@ -71,16 +73,16 @@ describe("client credentials grant", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ scope: account.external_user_id, account_id: account.id });
     const token = res.body.access_token;
-    const me = await call("GET", "/v0/accounts/current", { token });
+    const me = await api("GET", "/v0/accounts/current", { token });
     expect(me.body).toEqual({ id: account.id, external_user_id: account.external_user_id });
-    expect((await call("GET", `/v0/accounts/${account.id}`, { token })).status).toBe(200);
-    expectErrorBody(await call("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId() } }), 403);
-    expectErrorBody(await call("GET", `/v0/accounts/${p.admin_account_id}`, { token }), 403);
+    expect((await api("GET", "/v0/accounts/{account_id}", { token, path: { account_id: account.id } })).status).toBe(200);
+    expectErrorBody(await api("POST", "/v0/accounts", { token, body: { external_user_id: uniqueId() } }), 403);
+    expectErrorBody(await api("GET", "/v0/accounts/{account_id}", { token, path: { account_id: p.admin_account_id } }), 403);
   });
 
   it("Basic credentials may be percent-encoded (RFC 6749 2.3.1)", async () => {
     const basic = btoa(`${encodeURIComponent(p.client_id)}:${encodeURIComponent(p.client_secret)}`);
-    const res = await call("POST", TOKEN, {
+    const res = await rawCall("POST", TOKEN, {
       raw: new URLSearchParams({ grant_type: "client_credentials", scope: p.admin_external_user_id }).toString(),
       headers: { Authorization: `Basic ${basic}`, "Content-Type": "application/x-www-form-urlencoded" },
     });
@@ -92,7 +94,7 @@ describe("token endpoint errors (RFC 6749 5.2)", () => {
   const form = () => new URLSearchParams({ grant_type: "client_credentials", scope: p.admin_external_user_id }).toString();
 
   it("invalid_client 401 with WWW-Authenticate: no credentials, wrong secret, unknown client, other scheme", async () => {
-    expectOAuthError(await call("POST", TOKEN, { raw: form(), headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 401, "invalid_client");
+    expectOAuthError(await rawCall("POST", TOKEN, { raw: form(), headers: { "Content-Type": "application/x-www-form-urlencoded" } }), 401, "invalid_client");
     expectOAuthError(
       await tokenRequest(p.client_id, "wrong-secret", { grant_type: "client_credentials", scope: p.admin_external_user_id }),
       401,
@@ -109,18 +111,18 @@ describe("token endpoint errors (RFC 6749 5.2)", () => {
       "invalid_client",
     );
     expectOAuthError(
-      await call("POST", TOKEN, { raw: form(), headers: { Authorization: `Bearer ${p.adminToken}`, "Content-Type": "application/x-www-form-urlencoded" } }),
+      await rawCall("POST", TOKEN, { raw: form(), headers: { Authorization: `Bearer ${p.adminToken}`, "Content-Type": "application/x-www-form-urlencoded" } }),
       401,
       "invalid_client",
     );
     expectOAuthError(await tokenRequest("%zz", "%", { grant_type: "client_credentials", scope: p.admin_external_user_id }), 401, "invalid_client");
     expectOAuthError(
-      await call("POST", TOKEN, { raw: form(), headers: { Authorization: "Basic a", "Content-Type": "application/x-www-form-urlencoded" } }),
+      await rawCall("POST", TOKEN, { raw: form(), headers: { Authorization: "Basic a", "Content-Type": "application/x-www-form-urlencoded" } }),
       401,
       "invalid_client",
     );
     expectOAuthError(
-      await call("POST", TOKEN, { raw: form(), headers: { Authorization: "Basic !!!not-base64", "Content-Type": "application/x-www-form-urlencoded" } }),
+      await rawCall("POST", TOKEN, { raw: form(), headers: { Authorization: "Basic !!!not-base64", "Content-Type": "application/x-www-form-urlencoded" } }),
       401,
       "invalid_client",
     );
@@ -130,7 +132,7 @@ describe("token endpoint errors (RFC 6749 5.2)", () => {
     expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { scope: p.admin_external_user_id }), 400, "invalid_request");
     expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "client_credentials" }), 400, "invalid_request");
     expectOAuthError(await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token" }), 400, "invalid_request");
-    const json = await call("POST", TOKEN, {
+    const json = await rawCall("POST", TOKEN, {
       body: { grant_type: "client_credentials", scope: p.admin_external_user_id },
       headers: { Authorization: `Basic ${btoa(`${p.client_id}:${p.client_secret}`)}` },
     });
@@ -162,7 +164,7 @@ describe("refresh_token grant", () => {
     expect(refreshed.body).toMatchObject({ token_type: "Bearer", scope: p.admin_external_user_id, account_id: p.admin_account_id });
     expect(refreshed.body.access_token).not.toBe(first.body.access_token);
     expect(refreshed.body.refresh_token).not.toBe(first.body.refresh_token);
-    expect((await call("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(200);
 
     const replay = await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
     expectOAuthError(replay, 400, "invalid_grant");
@@ -185,7 +187,7 @@ describe("refresh_token grant", () => {
     const first = await grant(account.external_user_id);
     const refreshed = await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
     expect(refreshed.body).toMatchObject({ scope: account.external_user_id, account_id: account.id });
-    expectErrorBody(await call("POST", "/v0/accounts", { token: refreshed.body.access_token, body: { external_user_id: uniqueId() } }), 403);
+    expectErrorBody(await api("POST", "/v0/accounts", { token: refreshed.body.access_token, body: { external_user_id: uniqueId() } }), 403);
   });
 
   it("unknown refresh token, or one of another client, is invalid_grant (and is not spent by the attempt)", async () => {
@@ -219,7 +221,7 @@ describe("bearer tokens on the API", () => {
 
   it("a token signed with the service key and a future exp is accepted (so the next cases test expiry and key alone)", async () => {
     const token = await signAccessToken(claimsFor(p, now() + 600), env.TOKEN_SIGNING_KEY);
-    const res = await call("GET", "/v0/accounts/current", { token });
+    const res = await api("GET", "/v0/accounts/current", { token });
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(p.admin_account_id);
   });
@@ -227,15 +229,15 @@ describe("bearer tokens on the API", () => {
   it("an expired token gets 401 with WWW-Authenticate: Bearer", async () => {
     for (const exp of [now() - 1, now() - 3600, 0]) {
       const token = await signAccessToken(claimsFor(p, exp), env.TOKEN_SIGNING_KEY);
-      const res = await call("GET", "/v0/accounts/current", { token });
+      const res = await api("GET", "/v0/accounts/current", { token });
       expect401(res);
-      expect(res.body.message).toMatch(/expired/i);
+      expect(res.error.message).toMatch(/expired/i);
     }
   });
 
   it("a token signed with the wrong key gets 401", async () => {
     const token = await signAccessToken(claimsFor(p, now() + 600), "another-key-0123456789abcdef0123456789abcdef");
-    expect401(await call("GET", "/v0/accounts/current", { token }));
+    expect401(await api("GET", "/v0/accounts/current", { token }));
   });
 
   it("a tampered token (claims edited, signature kept) gets 401", async () => {
@@ -244,7 +246,7 @@ describe("bearer tokens on the API", () => {
     const claims = JSON.parse(atob(body.replace(/-/g, "+").replace(/_/g, "/")));
     claims.admin = true;
     const forged = btoa(JSON.stringify(claims)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-    expect401(await call("POST", "/v0/accounts", { token: `${prefix}.${forged}.${sig}`, body: { external_user_id: uniqueId() } }));
+    expect401(await api("POST", "/v0/accounts", { token: `${prefix}.${forged}.${sig}`, body: { external_user_id: uniqueId() } }));
   });
 
   it("missing, malformed and unknown-scheme Authorization headers get 401 on every kind of endpoint", async () => {
@@ -261,15 +263,15 @@ describe("bearer tokens on the API", () => {
       { Authorization: `Token ${p.adminToken}` },
     ];
     for (const headers of headersList) {
-      expect401(await call("GET", "/v0/accounts/current", { headers }));
-      expect401(await call("POST", "/v0/accounts", { headers, body: { external_user_id: uniqueId() } }));
-      expect401(await call("DELETE", `/v0/learning-instances/${crypto.randomUUID()}`, { headers }));
+      expect401(await api("GET", "/v0/accounts/current", { headers }));
+      expect401(await api("POST", "/v0/accounts", { headers, body: { external_user_id: uniqueId() } }));
+      expect401(await api("DELETE", "/v0/learning-instances/{id}", { headers, path: { id: crypto.randomUUID() } }));
     }
   });
 
   it("authentication comes before validation: a bad body without a token is 401, not 400", async () => {
-    expect401(await call("POST", "/v0/accounts", { raw: "{not json", headers: { "Content-Type": "application/json" } }));
-    expect401(await call("GET", "/v0/accounts/not-a-uuid"));
+    expect401(await rawCall("POST", "/v0/accounts", { raw: "{not json", headers: { "Content-Type": "application/json" } }));
+    expect401(await api("GET", "/v0/accounts/{account_id}", { path: { account_id: "not-a-uuid" } }));
   });
 });
 
@@ -277,14 +279,14 @@ describe("disabled accounts", () => {
   it("existing token 401 at once, refresh invalid_grant, new token invalid_scope, external_user_id not reusable", async () => {
     const account = await createAccount(p);
     const [t1, t2] = await Promise.all([grant(account.external_user_id), grant(account.external_user_id)]);
-    expect((await call("GET", "/v0/accounts/current", { token: t1.body.access_token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: t1.body.access_token })).status).toBe(200);
 
-    const del = await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken });
+    const del = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } });
     expect(del.status).toBe(204);
 
     for (const t of [t1, t2]) {
-      expect401(await call("GET", "/v0/accounts/current", { token: t.body.access_token }));
-      expect401(await call("GET", `/v0/accounts/${account.id}`, { token: t.body.access_token }));
+      expect401(await api("GET", "/v0/accounts/current", { token: t.body.access_token }));
+      expect401(await api("GET", "/v0/accounts/{account_id}", { token: t.body.access_token, path: { account_id: account.id } }));
     }
     expectOAuthError(
       await tokenRequest(p.client_id, p.client_secret, { grant_type: "refresh_token", refresh_token: t1.body.refresh_token }),
@@ -293,9 +295,9 @@ describe("disabled accounts", () => {
     );
     expectOAuthError(await grant(account.external_user_id), 400, "invalid_scope");
 
-    const reuse = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: account.external_user_id } });
+    const reuse = await api("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: account.external_user_id } });
     expectErrorBody(reuse, 422);
-    const batch = await call("POST", "/v0/batch", {
+    const batch = await api("POST", "/v0/batch", {
       token: p.adminToken,
       body: { requests: [{ method: "post", relative_url: "/accounts", body: { external_user_id: account.external_user_id } }] },
     });
@@ -306,8 +308,8 @@ describe("disabled accounts", () => {
   it("the admin's own token keeps working and disabling does not touch other accounts' tokens", async () => {
     const [a1, a2] = await Promise.all([createAccount(p), createAccount(p)]);
     const t2 = await p.tokenFor(a2.external_user_id);
-    expect((await call("DELETE", `/v0/accounts/${a1.id}`, { token: p.adminToken })).status).toBe(204);
-    expect((await call("GET", "/v0/accounts/current", { token: t2 })).status).toBe(200);
-    expect((await call("GET", "/v0/accounts/current", { token: p.adminToken })).status).toBe(200);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: a1.id } })).status).toBe(204);
+    expect((await api("GET", "/v0/accounts/current", { token: t2 })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: p.adminToken })).status).toBe(200);
   });
 });

@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules } from "../../src/http/caller-rules";
-import { call, type Json } from "../support/api";
+import type { Json } from "../support/api";
+import { rawCall } from "../support/raw-call";
 
 let doc: Json;
 beforeAll(async () => {
-  const res = await call("GET", "/v0/openapi.json");
+  const res = await rawCall("GET", "/v0/openapi.json");
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/application\/json/);
   doc = res.body;
@@ -78,7 +79,7 @@ describe("GET /v0/openapi.json", () => {
 
 describe("GET /docs", () => {
   it("serves HTML whose scripts and styles are all the service's own paths (no external URLs)", async () => {
-    const res = await call("GET", "/docs");
+    const res = await rawCall("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
     const html = String(res.body);

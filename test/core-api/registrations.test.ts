@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 import { expectErrorBody, expectValidation } from "./fixture";
 
 let p: Partner;
@@ -10,8 +12,10 @@ beforeAll(async () => {
   li = await createInstance(p);
 });
 
-const post = (body: unknown, token = p.adminToken) => call("POST", "/v0/registrations", { token, body });
-const regsOf = async (liId: string) => (await call("GET", `/v0/learning-instances/${liId}/registrations`, { token: p.adminToken })).body as Json[];
+// untyped on purpose: the validation tests send wrong bodies
+const post = (body: unknown, token = p.adminToken) => rawCall("POST", "/v0/registrations", { token, body });
+const regsOf = async (liId: string) =>
+  (await api("GET", "/v0/learning-instances/{li_id}/registrations", { token: p.adminToken, path: { li_id: liId } })).body as Json[];
 
 describe("POST /v0/registrations", () => {
   it("creates learner and instructor registrations: 201 with the registration", async () => {
@@ -23,7 +27,7 @@ describe("POST /v0/registrations", () => {
       const res = await post({ account_id: acct.id, learning_instance_id: li.id, type });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), account_id: acct.id, learning_instance_id: li.id, type });
-      expect((await call("GET", `/v0/registrations/${res.body.id}`, { token: p.adminToken })).body).toEqual(res.body);
+      expect((await api("GET", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: res.body.id } })).body).toEqual(res.body);
     }
   });
 
@@ -44,10 +48,10 @@ describe("POST /v0/registrations", () => {
     const reg2 = await register(p, l2.id, li2.id, "learner");
     const token = await p.tokenFor(instructor.external_user_id);
     expectErrorBody(await post({ account_id: learner.id, learning_instance_id: li2.id, type: "learner" }, token), 403);
-    expectErrorBody(await call("GET", `/v0/registrations/${reg2.id}`, { token }), 403);
-    expectErrorBody(await call("DELETE", `/v0/registrations/${reg2.id}`, { token }), 403);
-    expectErrorBody(await call("GET", `/v0/learning-instances/${li2.id}/registrations`, { token }), 403);
-    expect((await call("GET", `/v0/registrations/${reg2.id}`, { token: p.adminToken })).status).toBe(200);
+    expectErrorBody(await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: reg2.id } }), 403);
+    expectErrorBody(await api("DELETE", "/v0/registrations/{reg_id}", { token, path: { reg_id: reg2.id } }), 403);
+    expectErrorBody(await api("GET", "/v0/learning-instances/{li_id}/registrations", { token, path: { li_id: li2.id } }), 403);
+    expect((await api("GET", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: reg2.id } })).status).toBe(200);
   });
 
   it("the same account twice in one instance is 422 (also as the other type)", async () => {
@@ -61,7 +65,7 @@ describe("POST /v0/registrations", () => {
   it("an unknown account, another partner's account, or a disabled account is 422 naming body.account_id", async () => {
     const foreign = await createAccount(other);
     const disabled = await createAccount(p);
-    expect((await call("DELETE", `/v0/accounts/${disabled.id}`, { token: p.adminToken })).status).toBe(204);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: disabled.id } })).status).toBe(204);
     for (const accountId of [crypto.randomUUID(), foreign.id, disabled.id]) {
       const res = await post({ account_id: accountId, learning_instance_id: li.id, type: "learner" });
       expectErrorBody(res, 422);
@@ -87,7 +91,11 @@ describe("POST /v0/registrations", () => {
     expectValidation(await post({}), "body.account_id");
     expectErrorBody(await post([ok]), 400);
     expectErrorBody(
-      await call("POST", "/v0/registrations", { token: p.adminToken, raw: JSON.stringify(ok).slice(0, -1), headers: { "Content-Type": "application/json" } }),
+      await rawCall("POST", "/v0/registrations", {
+        token: p.adminToken,
+        raw: JSON.stringify(ok).slice(0, -1),
+        headers: { "Content-Type": "application/json" },
+      }),
       400,
     );
     expect((await regsOf(li.id)).map((r) => r.account_id)).not.toContain(acct.id);
@@ -99,13 +107,13 @@ describe("GET and DELETE /v0/registrations/{reg_id}", () => {
     const acct = await createAccount(p);
     const token = await p.tokenFor(acct.external_user_id);
     const reg = await register(p, acct.id, li.id, "learner");
-    expect((await call("GET", `/v0/learning-instances/${li.id}`, { token })).status).toBe(200);
-    const del = await call("DELETE", `/v0/registrations/${reg.id}`, { token: p.adminToken });
+    expect((await api("GET", "/v0/learning-instances/{id}", { token, path: { id: li.id } })).status).toBe(200);
+    const del = await api("DELETE", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: reg.id } });
     expect(del.status).toBe(204);
     expect(del.body).toBeNull();
-    expectErrorBody(await call("GET", `/v0/registrations/${reg.id}`, { token: p.adminToken }), 404);
-    expectErrorBody(await call("DELETE", `/v0/registrations/${reg.id}`, { token: p.adminToken }), 404);
-    expectErrorBody(await call("GET", `/v0/learning-instances/${li.id}`, { token }), 403);
+    expectErrorBody(await api("GET", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: reg.id } }), 404);
+    expectErrorBody(await api("DELETE", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: reg.id } }), 404);
+    expectErrorBody(await api("GET", "/v0/learning-instances/{id}", { token, path: { id: li.id } }), 403);
     const again = await register(p, acct.id, li.id, "learner");
     expect(again.id).not.toBe(reg.id);
   });
@@ -115,15 +123,15 @@ describe("GET and DELETE /v0/registrations/{reg_id}", () => {
     const iReg = await register(p, instructor.id, li.id, "instructor");
     const lReg = await register(p, learner.id, li.id, "learner");
     const token = await p.tokenFor(instructor.external_user_id);
-    expect((await call("GET", `/v0/registrations/${lReg.id}`, { token })).status).toBe(200);
-    await call("DELETE", `/v0/registrations/${iReg.id}`, { token: p.adminToken });
-    expectErrorBody(await call("GET", `/v0/registrations/${lReg.id}`, { token }), 403);
+    expect((await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: lReg.id } })).status).toBe(200);
+    await api("DELETE", "/v0/registrations/{reg_id}", { token: p.adminToken, path: { reg_id: iReg.id } });
+    expectErrorBody(await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: lReg.id } }), 403);
   });
 
   it("malformed and unknown ids", async () => {
     for (const method of ["GET", "DELETE"]) {
-      expectValidation(await call(method, "/v0/registrations/reg-1", { token: p.adminToken }), "path.reg_id");
-      expectErrorBody(await call(method, `/v0/registrations/${crypto.randomUUID()}`, { token: p.adminToken }), 404);
+      expectValidation(await rawCall(method, "/v0/registrations/reg-1", { token: p.adminToken }), "path.reg_id");
+      expectErrorBody(await rawCall(method, `/v0/registrations/${crypto.randomUUID()}`, { token: p.adminToken }), 404);
     }
   });
 });

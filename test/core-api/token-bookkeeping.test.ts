@@ -7,9 +7,10 @@ import { accessTokens, accounts, refreshTokens } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import { disableAccount, findAccount, REVOKE_CONCURRENCY } from "../../src/services/accounts";
 import { clientCredentialsGrant, OAuthError } from "../../src/services/oauth";
-import { call, createAccount, newPartner, type Partner } from "../support/api";
+import { createAccount, newPartner, type Partner } from "../support/api";
 import { interceptD1 } from "../support/d1-intercept";
 import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../support/tokens";
+import { api } from "../support/typed-api";
 
 /** Token bookkeeping: bounded revocation on disable, pruning, and the disable race at issuance. */
 
@@ -83,16 +84,16 @@ describe("disabling an account with many live tokens", () => {
     expect(issued.status).toBe(200);
     const token = issued.body.access_token as string;
     const extra = await insertLiveTokens(account.id, 2 * REVOKE_CONCURRENCY + 7);
-    const res = await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken });
+    const res = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } });
     expect(res.status, JSON.stringify(res.body)).toBe(204);
-    expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(401);
+    expect((await api("GET", "/v0/accounts/current", { token })).status).toBe(401);
     expect((await tokenRequest(p, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token })).status).not.toBe(200);
     for (const jti of [await jtiOf(token), extra[0]!, extra.at(-1)!]) {
       expect(await revokedInGate(jti)).toBe(true);
     }
     expect(await liveRows(account.id)).toEqual([]);
     // a retried DELETE is harmless
-    expect((await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken })).status).toBe(204);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } })).status).toBe(204);
   });
 });
 

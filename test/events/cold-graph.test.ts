@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
 import { clearGraphCache } from "../../src/reads/graph-versions";
 import { clearItemParamsCache } from "../../src/reads/item-params";
-import { call, createAccount, createGraph, createInstance, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createGraph, createInstance, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
+import { api } from "../support/typed-api";
 
 /**
  * A class that starts at once on a graph no isolate has loaded yet: every registration's object
@@ -30,9 +31,10 @@ async function coldClass(learners: number) {
 const firstAnswers = (p: Partner, regs: string[], at: string) =>
   Promise.all(
     regs.map((reg, i) =>
-      call("POST", `/v0/registrations/${reg}/graded-events`, {
+      api("POST", "/v0/registrations/{id}/graded-events", {
         token: p.adminToken,
         body: { module_id: `mref-m${1 + ((i * 7) % 2999)}`, interaction_end_time: at, is_correct: i % 2 === 0 },
+        path: { id: reg },
       }),
     ),
   );

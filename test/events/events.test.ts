@@ -1,8 +1,10 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { eventCount, focusOf, learnerState, modelState, registrationObject, replayedModelState, replayedState } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 interface Fixture {
   p: Partner;
@@ -23,9 +25,10 @@ async function fixture(): Promise<Fixture> {
   const reg = await register(p, owner.id, li.id, "learner");
   await register(p, other.id, li.id, "learner");
   await register(p, instructor.id, li.id, "instructor");
-  const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+  const goal = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
     token: p.adminToken,
     body: { name: "Week 1", adaptive_behavior: "practice", targets: { include: ["lref-c"] } },
+    path: { id: li.id },
   });
   expect(goal.status).toBe(201);
   return {
@@ -56,18 +59,20 @@ describe("student events", () => {
   });
 
   it("accepts graded and ungraded events on atoms (uuid or mref label) with 204 and updates the learner state", async () => {
-    const graph = await call("GET", "/v0/graphs/gref-demo", { token: f.p.adminToken });
+    const graph = await api("GET", "/v0/graphs/{graph_id}", { token: f.p.adminToken, path: { graph_id: "gref-demo" } });
     const a1 = graph.body.modules.find((m: Json) => m.id === "mref-a1");
     const before = await eventCount(f.reg.id);
-    const graded = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
+    const graded = await api("POST", "/v0/registrations/{id}/graded-events", {
       token: f.ownerToken,
-      body: { module_id: a1.uuid, interaction_end_time: minutesAgo(3), is_correct: true, is_complete: true, duration: 30_000 },
+      body: { module_id: a1!.uuid, interaction_end_time: minutesAgo(3), is_correct: true, is_complete: true, duration: 30_000 },
+      path: { id: f.reg.id },
     });
     expect(graded.status).toBe(204);
     expect(graded.body).toBeNull();
-    const ungraded = await call("POST", `/v0/registrations/${f.reg.id}/ungraded-events`, {
+    const ungraded = await api("POST", "/v0/registrations/{id}/ungraded-events", {
       token: f.p.adminToken,
       body: { module_id: "mref-b3", interaction_end_time: minutesAgo(2), is_complete: true },
+      path: { id: f.reg.id },
     });
     expect(ungraded.status).toBe(204);
     expect(await eventCount(f.reg.id)).toBe(before + 2);
@@ -79,87 +84,92 @@ describe("student events", () => {
 
   it("refuses unknown modules and bundles with 422 naming them, storing nothing", async () => {
     const before = await eventCount(f.reg.id);
-    const unknown = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, {
+    const unknown = await api("POST", "/v0/registrations/{id}/graded-events", {
       token: f.ownerToken,
       body: { module_id: "mref-nope", interaction_end_time: minutesAgo(1), is_correct: false },
+      path: { id: f.reg.id },
     });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.details).toEqual([{ path: "body.module_id", message: expect.stringContaining("mref-nope") }]);
-    const bundle = await call("POST", `/v0/registrations/${f.reg.id}/ungraded-events`, {
+    expect(unknown.error.details).toEqual([{ path: "body.module_id", message: expect.stringContaining("mref-nope") }]);
+    const bundle = await api("POST", "/v0/registrations/{id}/ungraded-events", {
       token: f.ownerToken,
       body: { module_id: "mref-set-a", interaction_end_time: minutesAgo(1) },
+      path: { id: f.reg.id },
     });
     expect(bundle.status).toBe(422);
-    expect(bundle.body.details[0].message).toContain("bundle");
+    expect(bundle.error.details![0]!.message).toContain("bundle");
     expect(await eventCount(f.reg.id)).toBe(before);
   });
 
   it("validates types, ranges and future timestamps with 400", async () => {
     const url = `/v0/registrations/${f.reg.id}/graded-events`;
-    const future = await call("POST", url, {
+    const future = await rawCall("POST", url, {
       token: f.p.adminToken,
       body: { module_id: "mref-a1", interaction_end_time: new Date(Date.now() + 10 * 60_000).toISOString(), is_correct: true },
     });
     expect(future.status).toBe(400);
     expect(future.body.details[0].path).toBe("body.interaction_end_time");
-    const missing = await call("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1) } });
+    const missing = await rawCall("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1) } });
     expect(missing.status).toBe(400);
     expect(missing.body.details.map((d: Json) => d.path)).toContain("body.is_correct");
-    const badTime = await call("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: "yesterday", is_correct: true } });
+    const badTime = await rawCall("POST", url, { token: f.p.adminToken, body: { module_id: "mref-a1", interaction_end_time: "yesterday", is_correct: true } });
     expect(badTime.status).toBe(400);
-    const negative = await call("POST", url, {
+    const negative = await rawCall("POST", url, {
       token: f.p.adminToken,
       body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true, duration: -5 },
     });
     expect(negative.status).toBe(400);
-    const badPath = await call("POST", `/v0/registrations/not-a-uuid/graded-events`, { token: f.p.adminToken, body: {} });
+    const badPath = await rawCall("POST", "/v0/registrations/not-a-uuid/graded-events", { token: f.p.adminToken, body: {} });
     expect(badPath.status).toBe(400);
   });
 
   it("applies caller rules: admin or owner; other learners and instructors 403; another partner 404", async () => {
     const body = { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true };
-    const url = `/v0/registrations/${f.reg.id}/ungraded-events`;
-    expect((await call("POST", url, { token: f.otherLearnerToken, body })).status).toBe(403);
-    expect((await call("POST", url, { token: f.instructorToken, body })).status).toBe(403);
+    const path = { id: f.reg.id };
+    expect((await api("POST", "/v0/registrations/{id}/ungraded-events", { path, token: f.otherLearnerToken, body })).status).toBe(403);
+    expect((await api("POST", "/v0/registrations/{id}/ungraded-events", { path, token: f.instructorToken, body })).status).toBe(403);
     const stranger = await newPartner("Other partner");
-    expect((await call("POST", url, { token: stranger.adminToken, body })).status).toBe(404);
+    expect((await api("POST", "/v0/registrations/{id}/ungraded-events", { path, token: stranger.adminToken, body })).status).toBe(404);
   });
 
   it("batch: most recent first, applied in time order, all or nothing", async () => {
-    const url = `/v0/registrations/${f.reg.id}/batch-events`;
+    const path = { id: f.reg.id };
     const before = await eventCount(f.reg.id);
-    const disordered = await call("POST", url, {
+    const disordered = await api("POST", "/v0/registrations/{id}/batch-events", {
+      path,
       token: f.ownerToken,
       body: {
         events: [
-          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(30), is_correct: true },
-          { type: "graded-events", module_id: "mref-c2", interaction_end_time: minutesAgo(10), is_correct: true },
+          { type: "graded-events" as const, module_id: "mref-c1", interaction_end_time: minutesAgo(30), is_correct: true },
+          { type: "graded-events" as const, module_id: "mref-c2", interaction_end_time: minutesAgo(10), is_correct: true },
         ],
       },
     });
     expect(disordered.status).toBe(400);
-    const oneBad = await call("POST", url, {
+    const oneBad = await api("POST", "/v0/registrations/{id}/batch-events", {
+      path,
       token: f.ownerToken,
       body: {
         events: [
-          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true },
-          { type: "ungraded-events", module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
+          { type: "graded-events" as const, module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true },
+          { type: "ungraded-events" as const, module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
           { type: "recommendation-followed", module_id: "mref-c1", time_followed: minutesAgo(7), recommendation_id: 12 },
         ],
       },
     });
     expect(oneBad.status).toBe(422);
-    expect(oneBad.body.details).toEqual([{ path: "body.events[1].module_id", message: expect.any(String) }]);
+    expect(oneBad.error.details).toEqual([{ path: "body.events[1].module_id", message: expect.any(String) }]);
     expect(await eventCount(f.reg.id)).toBe(before);
 
-    const ignored = await call("POST", url, {
+    const ignored = await api("POST", "/v0/registrations/{id}/batch-events", {
+      path,
       token: f.ownerToken,
       body: {
         ignore_invalid_module_ids: true,
         goal_id: f.goalId,
         events: [
-          { type: "graded-events", module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true, goal_id: f.goalId },
-          { type: "ungraded-events", module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
+          { type: "graded-events" as const, module_id: "mref-c1", interaction_end_time: minutesAgo(5), is_correct: true, goal_id: f.goalId },
+          { type: "ungraded-events" as const, module_id: "mref-unknown", interaction_end_time: minutesAgo(6) },
           { type: "recommendation-followed", module_id: "mref-c1", time_followed: minutesAgo(7), recommendation_id: 12 },
         ],
       },
@@ -171,31 +181,40 @@ describe("student events", () => {
   });
 
   it("batch refuses more than 500 events and unknown goals", async () => {
-    const url = `/v0/registrations/${f.reg.id}/batch-events`;
+    const path = { id: f.reg.id };
     const t = minutesAgo(1);
-    const tooMany = await call("POST", url, {
+    const tooMany = await api("POST", "/v0/registrations/{id}/batch-events", {
+      path,
       token: f.p.adminToken,
-      body: { events: Array.from({ length: 501 }, () => ({ type: "ungraded-events", module_id: "mref-a3", interaction_end_time: t })) },
+      body: { events: Array.from({ length: 501 }, () => ({ type: "ungraded-events" as const, module_id: "mref-a3", interaction_end_time: t })) },
     });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.details[0].path).toBe("body.events");
-    const badGoal = await call("POST", url, {
+    expect(tooMany.error.details![0]!.path).toBe("body.events");
+    const badGoal = await api("POST", "/v0/registrations/{id}/batch-events", {
+      path,
       token: f.p.adminToken,
-      body: { goal_id: crypto.randomUUID(), events: [{ type: "ungraded-events", module_id: "mref-a3", interaction_end_time: t }] },
+      body: { goal_id: crypto.randomUUID(), events: [{ type: "ungraded-events" as const, module_id: "mref-a3", interaction_end_time: t }] },
     });
     expect(badGoal.status).toBe(422);
-    expect(badGoal.body.details[0].path).toBe("body.goal_id");
-    const focusUnknown = await call("POST", `/v0/registrations/${f.reg.id}/focus-events`, { token: f.p.adminToken, body: { goal_id: crypto.randomUUID() } });
+    expect(badGoal.error.details![0]!.path).toBe("body.goal_id");
+    const focusUnknown = await api("POST", "/v0/registrations/{id}/focus-events", {
+      token: f.p.adminToken,
+      body: { goal_id: crypto.randomUUID() },
+      path: { id: f.reg.id },
+    });
     expect(focusUnknown.status).toBe(422);
   });
 
   it("accepts upper-case UUIDs for the registration and the goal", async () => {
-    const res = await call("POST", `/v0/registrations/${f.reg.id.toUpperCase()}/batch-events`, {
+    const res = await api("POST", "/v0/registrations/{id}/batch-events", {
       token: f.ownerToken,
       body: {
         goal_id: f.goalId.toUpperCase(),
-        events: [{ type: "graded-events", module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: true, goal_id: f.goalId.toUpperCase() }],
+        events: [
+          { type: "graded-events" as const, module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: true, goal_id: f.goalId.toUpperCase() },
+        ],
       },
+      path: { id: f.reg.id.toUpperCase() },
     });
     expect(res.status).toBe(204);
     expect(await focusOf(f.reg.id)).toBe(f.goalId);
@@ -208,29 +227,31 @@ describe("student events", () => {
       body: { module_id: "mref-d1", interaction_end_time: minutesAgo(1), is_correct: false },
       headers: { "Idempotency-Key": `retry-${crypto.randomUUID()}` },
     };
-    const first = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
-    const second = await call("POST", `/v0/registrations/${f.reg.id}/graded-events`, request);
+    const first = await api("POST", "/v0/registrations/{id}/graded-events", { ...request, path: { id: f.reg.id } });
+    const second = await api("POST", "/v0/registrations/{id}/graded-events", { ...request, path: { id: f.reg.id } });
     expect([first.status, second.status]).toEqual([204, 204]);
     expect(await eventCount(f.reg.id)).toBe(before + 1);
   });
 
   it("an Idempotency-Key reused for a different request is refused with 422 and stores nothing", async () => {
     const key = `reuse-${crypto.randomUUID()}`;
-    const url = `/v0/registrations/${f.reg.id}/graded-events`;
-    const first = await call("POST", url, {
+    const path = { id: f.reg.id };
+    const first = await api("POST", "/v0/registrations/{id}/graded-events", {
+      path,
       token: f.p.adminToken,
       headers: { "Idempotency-Key": key },
       body: { module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
     });
     expect(first.status).toBe(204);
     const before = await eventCount(f.reg.id);
-    const other = await call("POST", url, {
+    const other = await api("POST", "/v0/registrations/{id}/graded-events", {
+      path,
       token: f.p.adminToken,
       headers: { "Idempotency-Key": key },
       body: { module_id: "mref-a2", interaction_end_time: minutesAgo(1), is_correct: false },
     });
     expect(other.status).toBe(422);
-    expect(other.body.details).toEqual([{ path: "header.idempotency-key", message: expect.any(String) }]);
+    expect(other.error.details).toEqual([{ path: "header.idempotency-key", message: expect.any(String) }]);
     expect(await eventCount(f.reg.id)).toBe(before);
   });
 
@@ -240,7 +261,7 @@ describe("student events", () => {
     const body = { module_id: "mref-b2", interaction_end_time: minutesAgo(1), is_correct: true };
     const tokens = await Promise.all(Array.from({ length: 10 }, () => extraAdminToken(f.p)));
     const results = await Promise.all(
-      tokens.map((token) => call("POST", `/v0/registrations/${fresh.id}/graded-events`, { token, body, headers: { "Idempotency-Key": key } })),
+      tokens.map((token) => api("POST", "/v0/registrations/{id}/graded-events", { token, body, headers: { "Idempotency-Key": key }, path: { id: fresh.id } })),
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(204));
     expect(await eventCount(fresh.id)).toBe(1);
@@ -251,9 +272,10 @@ describe("student events", () => {
     const tokens = await Promise.all(Array.from({ length: 50 }, () => extraAdminToken(f.p)));
     const results = await Promise.all(
       tokens.map((token, i) =>
-        call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+        api("POST", "/v0/registrations/{id}/graded-events", {
           token,
           body: { module_id: i % 2 ? "mref-b1" : "mref-c2", interaction_end_time: minutesAgo(1), is_correct: i % 3 !== 0 },
+          path: { id: fresh.id },
         }),
       ),
     );
@@ -270,14 +292,15 @@ describe("student events", () => {
     const modules = ["mref-a1", "mref-a2", "mref-b1", "mref-b3", "mref-c1", "mref-d2", "mref-a3"];
     const events = modules.map((m, i) =>
       m.endsWith("3")
-        ? { type: "ungraded-events", module_id: m, interaction_end_time: minutesAgo(60 - i) }
-        : { type: "graded-events", module_id: m, interaction_end_time: minutesAgo(60 - i), is_correct: i % 2 === 0 },
+        ? { type: "ungraded-events" as const, module_id: m, interaction_end_time: minutesAgo(60 - i) }
+        : { type: "graded-events" as const, module_id: m, interaction_end_time: minutesAgo(60 - i), is_correct: i % 2 === 0 },
     );
-    const res = await call("POST", `/v0/registrations/${fresh.id}/batch-events`, { token, body: { events: events.reverse() } });
+    const res = await api("POST", "/v0/registrations/{id}/batch-events", { token, body: { events: events.reverse() }, path: { id: fresh.id } });
     expect(res.status).toBe(204);
-    const single = await call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+    const single = await api("POST", "/v0/registrations/{id}/graded-events", {
       token,
       body: { module_id: "mref-c2", interaction_end_time: minutesAgo(1), is_correct: false },
+      path: { id: fresh.id },
     });
     expect(single.status).toBe(204);
     const incremental = await learnerState(fresh.id);
@@ -293,9 +316,10 @@ describe("student events", () => {
     const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
     const token = await extraAdminToken(f.p);
     const post = (module: string, correct: boolean, m: number) =>
-      call("POST", `/v0/registrations/${fresh.id}/graded-events`, {
+      api("POST", "/v0/registrations/{id}/graded-events", {
         token,
         body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct },
+        path: { id: fresh.id },
       });
     expect((await post("mref-a1", true, 5)).status).toBe(204);
     expect((await post("mref-b1", false, 4)).status).toBe(204);

@@ -8,8 +8,9 @@ import { SERVICE_PARAMS } from "../../src/model/service-params";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { clearItemParamsCache } from "../../src/reads/item-params";
-import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 
@@ -24,7 +25,7 @@ async function flushOutbox(id: string): Promise<void> {
 }
 
 const demoGraphUuid = async (p: Awaited<ReturnType<typeof newPartner>>) =>
-  (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body.id as string;
+  (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body.id as string;
 
 /** Waits for the model-updates consumer to have counted `n` graded answers for the graph. */
 async function expectObservations(graphUuid: string, n: number): Promise<void> {
@@ -42,14 +43,15 @@ describe("online item refinement", () => {
     const p = await newPartner();
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const res = await call("POST", `/v0/registrations/${reg.id}/batch-events`, {
+    const res = await api("POST", "/v0/registrations/{id}/batch-events", {
       token: p.adminToken,
       body: {
         events: [
-          { type: "graded-events", module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
-          { type: "ungraded-events", module_id: "mref-a3", interaction_end_time: minutesAgo(2) },
+          { type: "graded-events" as const, module_id: "mref-a1", interaction_end_time: minutesAgo(1), is_correct: true },
+          { type: "ungraded-events" as const, module_id: "mref-a3", interaction_end_time: minutesAgo(2) },
         ],
       },
+      path: { id: reg.id },
     });
     expect(res.status).toBe(204);
     await flushOutbox(reg.id);
@@ -64,12 +66,12 @@ describe("online item refinement", () => {
     const start = Date.now() - 3 * 3600_000;
     const modules = ["mref-a1", "mref-a2", "mref-b1", "mref-b2", "mref-c1", "mref-c2", "mref-d1", "mref-d2"];
     const events = Array.from({ length: 500 }, (_, i) => ({
-      type: "graded-events",
-      module_id: modules[i % modules.length],
+      type: "graded-events" as const,
+      module_id: modules[i % modules.length]!,
       interaction_end_time: new Date(start + i * 1000).toISOString(),
       is_correct: i % 3 !== 0,
     })).reverse();
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: p.adminToken, body: { events } })).status).toBe(204);
+    expect((await api("POST", "/v0/registrations/{id}/batch-events", { token: p.adminToken, body: { events }, path: { id: reg.id } })).status).toBe(204);
     await flushOutbox(reg.id);
     await expectObservations(await demoGraphUuid(p), 500);
   });
@@ -79,9 +81,10 @@ describe("online item refinement", () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
     const post = (module: string, m: number) =>
-      call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+      api("POST", "/v0/registrations/{id}/graded-events", {
         token: p.adminToken,
         body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: true },
+        path: { id: reg.id },
       });
     expect((await post("mref-a1", 3)).status).toBe(204);
     await flushOutbox(reg.id); // the first contribution is due at once
@@ -96,7 +99,7 @@ describe("online item refinement", () => {
 
   it("the consumer refines item parameters exactly once per message, even when delivered twice", async () => {
     const p = await newPartner();
-    const graph = (await call("POST", "/v0/graphs", { token: p.adminToken, body: (await import("../support/demo-graph")).demoGraph("gref-refine") })).body;
+    const graph = (await api("POST", "/v0/graphs", { token: p.adminToken, body: (await import("../support/demo-graph")).demoGraph("gref-refine") })).body;
     const message: ModelUpdateMessage = {
       id: `test:${crypto.randomUUID()}`,
       graphUuid: graph.id,
@@ -139,12 +142,13 @@ describe("online item refinement", () => {
   it("events use the refined item parameters, and replay reproduces the state exactly", async () => {
     const p = await newPartner();
     const li = await createInstance(p);
-    const graph = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body;
+    const graph = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body;
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
     const post = (module: string, correct: boolean, m: number) =>
-      call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+      api("POST", "/v0/registrations/{id}/graded-events", {
         token: p.adminToken,
         body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: correct },
+        path: { id: reg.id },
       });
     expect((await post("mref-b1", true, 10)).status).toBe(204);
     // the item bank learns that mref-b2 is very hard; the isolate's cache is refreshed

@@ -7,10 +7,11 @@ import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { clearPopulationCache, loadPopulationRates } from "../../src/reads/population-rates";
-import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { outboxSize, registrationObject } from "../support/registration-object";
 import { answer, recommendation, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /**
  * The engine learns its graph's rates from its population (docs/recommendation.md "Estimation"):
@@ -36,7 +37,7 @@ async function sums(graphId: string) {
 async function classOnFreshGraph(learners: number) {
   const p = await newPartner("Population partner");
   const label = `gref-pop-${crypto.randomUUID().slice(0, 8)}`;
-  const graph = (await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph(label) })).body;
+  const graph = (await api("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph(label) })).body;
   const li = await createInstance(p, { graph_id: label, name: "Population class" });
   const regs = [];
   for (let i = 0; i < learners; i++) regs.push(await register(p, (await createAccount(p)).id, li.id, "learner"));
@@ -46,7 +47,7 @@ async function classOnFreshGraph(learners: number) {
 const batch = (modules: string[], correct: (i: number) => boolean, hoursAgo: number) => ({
   events: modules
     .map((module_id, i) => ({
-      type: "graded-events",
+      type: "graded-events" as const,
       module_id,
       interaction_end_time: new Date(Date.now() - hoursAgo * 3600_000 + i * 60_000).toISOString(),
       is_correct: correct(i),
@@ -59,7 +60,11 @@ describe("population statistics", () => {
     const { p, graphId, regs } = await classOnFreshGraph(3);
     const first = ["mref-a1", "mref-a2", "mref-a3", "mref-b1", "mref-b2"];
     for (const reg of regs) {
-      const res = await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: p.adminToken, body: batch(first, (i) => i % 4 !== 1, 3) });
+      const res = await api("POST", "/v0/registrations/{id}/batch-events", {
+        token: p.adminToken,
+        body: batch(first, (i) => i % 4 !== 1, 3),
+        path: { id: reg.id },
+      });
       expect(res.status).toBe(204);
       await flush(reg.id);
     }
@@ -73,7 +78,9 @@ describe("population statistics", () => {
     const more = ["mref-b3", "mref-b1", "mref-c1"];
     const reg = regs[0] as (typeof regs)[number];
     await runInDurableObject(registrationObject(reg.id), (_o, state) => state.storage.kv.delete("population_contributed_at"));
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: p.adminToken, body: batch(more, () => true, 2) })).status).toBe(204);
+    expect(
+      (await api("POST", "/v0/registrations/{id}/batch-events", { token: p.adminToken, body: batch(more, () => true, 2), path: { id: reg.id } })).status,
+    ).toBe(204);
     await flush(reg.id);
     await vi.waitFor(async () => expect((await sums(graphId)).answers).toBeCloseTo(3 * first.length + more.length, 6), { timeout: 20_000, interval: 250 });
     const after = await sums(graphId);

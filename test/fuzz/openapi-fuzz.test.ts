@@ -5,9 +5,11 @@ import { createApp } from "../../src/app";
 import { signAccessToken } from "../../src/auth/access-token";
 import type { Env } from "../../src/env";
 import { MAX_ANSWER_BYTES } from "../../src/schemas/limits";
-import { BASE, call, createAccount, ensureDemoGraph, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, ensureDemoGraph, type Json, newPartner, type Partner, register } from "../support/api";
 import { rowCounts } from "../support/d1-counts";
+import { BASE } from "../support/raw-call";
 import { eventCount } from "../support/registration-object";
+import { api } from "../support/typed-api";
 import { bodyLimitOf, bodyText, type FuzzRequest, type IdPools, type MutationKind, type Operation, operationsOf, RequestFactory, urlOf } from "./requests";
 import { SchemaReader } from "./schema-arbitraries";
 
@@ -72,7 +74,7 @@ async function buildWorld(): Promise<World> {
   const accounts = await Promise.all(Array.from({ length: 5 }, () => createAccount(partner)));
   const instances: Json[] = [];
   for (const name of ["Fuzz course A", "Fuzz course B"]) {
-    const res = await call("POST", "/v0/learning-instances", { token, body: { graph_id: "gref-demo", name } });
+    const res = await api("POST", "/v0/learning-instances", { token, body: { graph_id: "gref-demo", name } });
     instances.push(res.body);
   }
   const [a, b] = instances as [Json, Json];
@@ -88,13 +90,14 @@ async function buildWorld(): Promise<World> {
     [a.id, ["mref-c1", "mref-c2"]],
     [b.id, ["lref-d"]],
   ] as const) {
-    const res = await call("POST", `/v0/learning-instances/${li}/scoped-goals`, {
+    const res = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token,
-      body: { name: "Fuzz goal", adaptive_behavior: "practice", targets: { include }, config: { assign_to: "learners" } },
+      body: { name: "Fuzz goal", adaptive_behavior: "practice", targets: { include: [...include] }, config: { assign_to: "learners" } },
+      path: { id: li },
     });
     goals.push(res.body.id);
   }
-  const graphDoc = (await call("GET", "/v0/graphs/gref-demo", { token })).body as Json;
+  const graphDoc = (await api("GET", "/v0/graphs/{graph_id}", { token, path: { graph_id: "gref-demo" } })).body as Json;
   const moduleUuids = (graphDoc.modules as Json[]).slice(0, 4).map((m) => m.uuid as string);
   const labels = [
     ...(graphDoc.learning_objectives as Json[]).map((o) => o.id as string),

@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { GraphDocument } from "../../src/graphs/graph-document";
-import { call, createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
-import { createGoal, goalBody, goalPath, resolvedScope } from "../support/goals";
+import { createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
+import { createGoal, goalBody, resolvedScope } from "../support/goals";
+import { api } from "../support/typed-api";
 
 /**
  * A hand-made graph with a 4-level prerequisite chain below the target:
@@ -85,9 +86,10 @@ describe("goal scope resolution through the API (hand-made 4-level chain)", () =
 
   it("PUT re-resolves the scope", async () => {
     const { goal } = await scopeOf({ targets: { include: ["lref-l5"] }, scope: { remediation_depth: "none" } });
-    const put = await call("PUT", goalPath(li.id, goal.id), {
+    const put = await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", {
       token: p.adminToken,
       body: goalBody({ targets: { include: ["lref-l3"] }, scope: { remediation_depth: "maximum" } }),
+      path: { id: li.id, goal_id: goal.id },
     });
     expect(put.status).toBe(200);
     const s = await resolvedScope(p, li.id, goal.id);
@@ -111,7 +113,7 @@ describe("the resolved scope follows new graph versions", () => {
       { id: "mref-newu", name: "New on u", type: "assessment", learning_objectives: ["lref-u"] },
     );
     v2.modules.find((m) => m.id === "mref-qu")!.learning_objectives.push("lref-l4"); // gains an in-scope alignment
-    const put = await call("PUT", "/v0/graphs/gref-chain", { token: q.adminToken, body: v2 });
+    const put = await api("PUT", "/v0/graphs/{graph_id}", { token: q.adminToken, body: v2, path: { graph_id: "gref-chain" } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
 
     const after = await resolvedScope(q, inst.id, goal.id);
@@ -125,7 +127,7 @@ describe("the resolved scope follows new graph versions", () => {
       .first<{ graph_version: number; scope_modules: string }>();
     expect(row!.graph_version).toBe(2);
     expect(sorted(JSON.parse(row!.scope_modules))).toEqual(sorted(after.module_ids));
-    const got = await call("GET", goalPath(inst.id, goal.id), { token: q.adminToken });
+    const got = await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: q.adminToken, path: { id: inst.id, goal_id: goal.id } });
     expect(got.body.last_modified).toBe(goal.last_modified);
   });
 });

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import doc from "../../samples/pre-algebra/graph.json";
 import type { GraphDocument } from "../../src/graphs/graph-document";
 import { createGraph, createInstance, type Json, newPartner, type Partner } from "../support/api";
-import { createGoal, goalBody, resolvedScope } from "../support/goals";
+import { createGoal, type GoalInput, goalBody, resolvedScope } from "../support/goals";
 
 /** Remediation depths on the sample pre-algebra graph (samples/pre-algebra/graph.json, bundled by vite). */
 const graph = doc as unknown as GraphDocument;
@@ -35,11 +35,13 @@ beforeAll(async () => {
   li = await createInstance(p, { graph_id: graph.label, name: "Pre-algebra" });
 });
 
+type RemediationDepth = NonNullable<NonNullable<GoalInput["scope"]>["remediation_depth"]>;
+
 describe("goal scope on the sample pre-algebra graph", () => {
   const target = "lref-var-both-sides";
   // Hand-checked against samples/pre-algebra/prerequisites.csv:
   // var-both-sides <- multi-step-eq <- {two-step-eq, distributive} <- {one-step-eq | like-terms, int-mul-div}
-  const levels: Record<string, string[]> = {
+  const levels: Record<RemediationDepth, string[]> = {
     none: [target],
     one: [target, "lref-multi-step-eq"],
     two: [target, "lref-multi-step-eq", "lref-two-step-eq", "lref-distributive"],
@@ -47,7 +49,7 @@ describe("goal scope on the sample pre-algebra graph", () => {
     maximum: transitive(target),
   };
 
-  for (const [depth, objectives] of Object.entries(levels)) {
+  for (const [depth, objectives] of Object.entries(levels) as [RemediationDepth, string[]][]) {
     it(`remediation_depth ${depth}`, async () => {
       const g = await createGoal(p, li.id, goalBody({ targets: { include: [target] }, scope: { remediation_depth: depth } }));
       const s = await resolvedScope(p, li.id, g.id);

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createInstance, type Json, newPartner } from "../support/api";
-import { createGoal, type GoalWorld, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope } from "../support/goals";
+import { createInstance, type Json, newPartner } from "../support/api";
+import { createGoal, type GoalInput, type GoalWorld, goalBody, goalPath, goalsPath, goalWorld, postGoal, resolvedScope } from "../support/goals";
+import { rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
@@ -34,7 +36,7 @@ describe("scoped goals: CRUD", () => {
     expect(g.created_at).toMatch(ISO_Z);
     expect(g.last_modified).toBe(g.created_at);
 
-    const got = await call("GET", goalPath(w.li.id, g.id), { token: w.p.adminToken });
+    const got = await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(g);
   });
@@ -42,7 +44,7 @@ describe("scoped goals: CRUD", () => {
   it("echoes every field of a full goal (topics, criteria, timing normalized to UTC Z)", async () => {
     const end = new Date(Date.now() + 30 * 86400_000);
     const offset = end.toISOString().replace("Z", "+00:00");
-    const body = {
+    const body: GoalInput = {
       name: "Unit 2 review",
       adaptive_behavior: "review",
       topics: [
@@ -57,7 +59,7 @@ describe("scoped goals: CRUD", () => {
     const g = await createGoal(w.p, w.li.id, body);
     expect(g).toMatchObject({
       ...body,
-      topics: [body.topics[0], { ...body.topics[1], targets: { include: ["lref-d"], completion_behavior: "all" } }],
+      topics: [body.topics![0], { ...body.topics![1], targets: { include: ["lref-d"], completion_behavior: "all" } }],
       timing: { end: end.toISOString(), relative_deadline: "P2W" },
     });
     const scope = await resolvedScope(w.p, w.li.id, g.id);
@@ -69,12 +71,14 @@ describe("scoped goals: CRUD", () => {
     const li = await createInstance(w.p);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await createGoal(w.p, li.id, goalBody({ name: `G${i}` }))).id);
-    const all = await call("GET", goalsPath(li.id), { token: w.p.adminToken });
+    const all = await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id } });
     expect(all.status).toBe(200);
     expect(all.body.map((g: Json) => g.id)).toEqual(ids);
-    const page = await call("GET", `${goalsPath(li.id)}?offset=1&limit=1`, { token: w.p.adminToken });
+    const list = (query: { offset?: number; limit?: number }) =>
+      api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id }, query });
+    const page = await list({ offset: 1, limit: 1 });
     expect(page.body.map((g: Json) => g.id)).toEqual([ids[1]]);
-    expectError(await call("GET", `${goalsPath(li.id)}?limit=501`, { token: w.p.adminToken }), 400);
+    expectError(await list({ limit: 501 }), 400);
   });
 
   it("PUT replaces the whole goal and updates last_modified", async () => {
@@ -84,16 +88,17 @@ describe("scoped goals: CRUD", () => {
       goalBody({ scope: { remediation_depth: "maximum", include: ["mref-d1"] }, timing: { relative_deadline: "P10D" } }),
     );
     await new Promise((r) => setTimeout(r, 5));
-    const put = await call("PUT", goalPath(w.li.id, g.id), {
+    const put = await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", {
       token: w.p.adminToken,
       body: { name: "Renamed", adaptive_behavior: "practice", targets: { include: ["lref-b", "lref-d"] } },
+      path: { id: w.li.id, goal_id: g.id },
     });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ id: g.id, name: "Renamed", targets: { include: ["lref-b", "lref-d"] }, scope: { remediation_depth: "one", include: [] } });
     expect(put.body.timing).toBeUndefined();
     expect(put.body.created_at).toBe(g.created_at);
     expect(Date.parse(put.body.last_modified)).toBeGreaterThan(Date.parse(g.created_at));
-    const got = await call("GET", goalPath(w.li.id, g.id), { token: w.p.adminToken });
+    const got = await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } });
     expect(got.body).toEqual(put.body);
     const scope = await resolvedScope(w.p, w.li.id, g.id);
     expect(scope.learning_objective_ids.sort()).toEqual(["lref-a", "lref-b", "lref-d"]);
@@ -101,34 +106,44 @@ describe("scoped goals: CRUD", () => {
 
   it("DELETE removes the goal (204, then 404 everywhere)", async () => {
     const g = await createGoal(w.p, w.li.id);
-    const del = await call("DELETE", goalPath(w.li.id, g.id), { token: w.p.adminToken });
+    const del = await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } });
     expect(del.status).toBe(204);
     expect(del.body).toBeNull();
-    expectError(await call("GET", goalPath(w.li.id, g.id), { token: w.p.adminToken }), 404);
-    expectError(await call("DELETE", goalPath(w.li.id, g.id), { token: w.p.adminToken }), 404);
-    expectError(await call("PUT", goalPath(w.li.id, g.id), { token: w.p.adminToken, body: goalBody() }), 404);
-    const list = await call("GET", goalsPath(w.li.id), { token: w.p.adminToken });
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } }), 404);
+    expectError(
+      await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } }),
+      404,
+    );
+    expectError(
+      await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, body: goalBody(), path: { id: w.li.id, goal_id: g.id } }),
+      404,
+    );
+    const list = await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: w.li.id } });
     expect(list.body.map((x: Json) => x.id)).not.toContain(g.id);
   });
 
   it("a goal is reachable only through its own learning instance", async () => {
     const other = await createInstance(w.p);
     const g = await createGoal(w.p, w.li.id);
-    expectError(await call("GET", goalPath(other.id, g.id), { token: w.p.adminToken }), 404);
-    expectError(await call("GET", goalPath(w.li.id, crypto.randomUUID()), { token: w.p.adminToken }), 404);
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: other.id, goal_id: g.id } }), 404);
+    expectError(
+      await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: crypto.randomUUID() } }),
+      404,
+    );
   });
 
   it("deleting the learning instance hides its goals", async () => {
     const li = await createInstance(w.p);
     const g = await createGoal(w.p, li.id);
-    expect((await call("DELETE", `/v0/learning-instances/${li.id}`, { token: w.p.adminToken })).status).toBe(204);
-    expectError(await call("GET", goalPath(li.id, g.id), { token: w.p.adminToken }), 404);
-    expectError(await call("GET", goalsPath(li.id), { token: w.p.adminToken }), 404);
+    expect((await api("DELETE", "/v0/learning-instances/{id}", { token: w.p.adminToken, path: { id: li.id } })).status).toBe(204);
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: li.id, goal_id: g.id } }), 404);
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: li.id } }), 404);
   });
 });
 
 describe("scoped goals: validation", () => {
-  const post = (body: Json) => postGoal(w.p, w.li.id, body);
+  // untyped on purpose: these bodies break the contract
+  const post = (body: Json) => rawCall("POST", goalsPath(w.li.id), { token: w.p.adminToken, body });
 
   it("a name or topic name with an e-mail address → 422", async () => {
     expectError(await post(goalBody({ name: "Homework for jane.doe@example.com" })), 422, ["body.name"]);
@@ -168,15 +183,15 @@ describe("scoped goals: validation", () => {
     );
     expectError(await post(goalBody({ targets: { include: [] } })), 400);
     expectError(await post(goalBody({ targets: { include: ["tref-x"] } })), 400);
-    expectError(await post(goalBody({ adaptive_behavior: "cram" })), 400, ["body.adaptive_behavior"]);
+    expectError(await post({ ...goalBody(), adaptive_behavior: "cram" }), 400, ["body.adaptive_behavior"]);
     expectError(await post(goalBody({ adaptive_behavior: undefined })), 400);
-    expectError(await post(goalBody({ scope: { remediation_depth: "four" } })), 400);
+    expectError(await post({ ...goalBody(), scope: { remediation_depth: "four" } }), 400);
     expectError(await post(goalBody({ completion_criteria: { min_predicted_mastery: 1.2 } })), 400);
     expectError(await post(goalBody({ completion_criteria: { max_work_on_goal: 0 } })), 400);
     expectError(await post(goalBody({ completion_criteria: { min_work_per_target: -1 } })), 400);
-    expectError(await post(goalBody({ config: { assign_to: "everyone" } })), 400);
+    expectError(await post({ ...goalBody(), config: { assign_to: "everyone" } }), 400);
     expectError(await post(goalBody({ timing: { end: "next week" } })), 400);
-    expectError(await call("POST", goalsPath(w.li.id), { token: w.p.adminToken, raw: "{not json", headers: { "Content-Type": "application/json" } }), 400);
+    expectError(await rawCall("POST", goalsPath(w.li.id), { token: w.p.adminToken, raw: "{not json", headers: { "Content-Type": "application/json" } }), 400);
   });
 
   it("a relative_deadline that is not a strict ISO 8601 duration → 400", async () => {
@@ -199,22 +214,27 @@ describe("scoped goals: validation", () => {
 
   it("PUT cannot change adaptive_behavior or the target kind (422) and nothing changes", async () => {
     const g = await createGoal(w.p, w.li.id);
-    const put = (body: Json) => call("PUT", goalPath(w.li.id, g.id), { token: w.p.adminToken, body });
+    const put = (body: GoalInput) =>
+      api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, body, path: { id: w.li.id, goal_id: g.id } });
     expectError(await put(goalBody({ adaptive_behavior: "review" })), 422, ["body.adaptive_behavior"]);
     expectError(await put(goalBody({ targets: { include: ["mref-c1"] } })), 422, ["body.targets.include"]);
     expectError(await put(goalBody({ targets: undefined, topics: [{ id: "t", targets: { include: ["mref-c1"] } }] })), 422, ["body.topics"]);
     // same kind through topics is fine
     const ok = await put(goalBody({ targets: undefined, topics: [{ id: "t", targets: { include: ["lref-b"] } }] }));
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    const got = await call("GET", goalPath(w.li.id, g.id), { token: w.p.adminToken });
+    const got = await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: g.id } });
     expect(got.body.adaptive_behavior).toBe("practice");
   });
 
   it("path ids that are not UUIDs → 400", async () => {
-    expectError(await call("GET", goalsPath("not-a-uuid"), { token: w.p.adminToken }), 400, ["path.id"]);
-    expectError(await call("GET", goalPath(w.li.id, "nope"), { token: w.p.adminToken }), 400, ["path.goal_id"]);
-    expectError(await call("POST", goalsPath("123"), { token: w.p.adminToken, body: goalBody() }), 400);
-    expectError(await call("PUT", `${goalPath(w.li.id, crypto.randomUUID())}/registrations/xyz`, { token: w.p.adminToken }), 400, ["path.registration_id"]);
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, path: { id: "not-a-uuid" } }), 400, ["path.id"]);
+    expectError(
+      await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.p.adminToken, path: { id: w.li.id, goal_id: "nope" } }),
+      400,
+      ["path.goal_id"],
+    );
+    expectError(await api("POST", "/v0/learning-instances/{id}/scoped-goals", { token: w.p.adminToken, body: goalBody(), path: { id: "123" } }), 400);
+    expectError(await rawCall("PUT", `${goalPath(w.li.id, crypto.randomUUID())}/registrations/xyz`, { token: w.p.adminToken }), 400, ["path.registration_id"]);
   });
 
   it("unknown learning instance → 404", async () => {
@@ -233,19 +253,27 @@ describe("scoped goals: caller rules", () => {
       ["GET", goalPath(w.li.id, g.id)],
       ["PUT", goalPath(w.li.id, g.id), goalBody({ name: "Instructor goal 2" })],
     ] as const) {
-      expect((await call(method, path, { token: w.instructorToken, body })).status, `${method} ${path}`).toBe(200);
-      expectError(await call(method, path, { token: w.learnerToken, body }), 403);
-      expectError(await call(method, path, { token: other.adminToken, body }), 404);
+      expect((await rawCall(method, path, { token: w.instructorToken, body })).status, `${method} ${path}`).toBe(200);
+      expectError(await rawCall(method, path, { token: w.learnerToken, body }), 403);
+      expectError(await rawCall(method, path, { token: other.adminToken, body }), 404);
     }
     expectError(await postGoal(w.learnerToken, w.li.id, goalBody()), 403);
     expectError(await postGoal(other.adminToken, w.li.id, goalBody()), 404);
-    expectError(await call("DELETE", goalPath(w.li.id, g.id), { token: w.learnerToken }), 403);
-    expectError(await call("DELETE", goalPath(w.li.id, g.id), { token: other.adminToken }), 404);
+    expectError(
+      await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.learnerToken, path: { id: w.li.id, goal_id: g.id } }),
+      403,
+    );
+    expectError(
+      await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: other.adminToken, path: { id: w.li.id, goal_id: g.id } }),
+      404,
+    );
     // an instructor of another instance is refused
     const li2 = await createInstance(w.p);
     expectError(await postGoal(w.instructorToken, li2.id, goalBody()), 403);
-    expect((await call("DELETE", goalPath(w.li.id, g.id), { token: w.instructorToken })).status).toBe(204);
+    expect(
+      (await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: w.instructorToken, path: { id: w.li.id, goal_id: g.id } })).status,
+    ).toBe(204);
     // no token → 401
-    expectError(await call("GET", goalsPath(w.li.id)), 401);
+    expectError(await api("GET", "/v0/learning-instances/{id}/scoped-goals", { path: { id: w.li.id } }), 401);
   });
 });

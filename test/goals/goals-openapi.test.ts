@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { call } from "../support/api";
+import { rawCall } from "../support/raw-call";
 
 describe("scoped goals in the OpenAPI document", () => {
   it("lists every goal and assignment operation", async () => {
-    const doc = await call("GET", "/v0/openapi.json");
+    const doc = await rawCall("GET", "/v0/openapi.json");
     expect(doc.status, JSON.stringify(doc.body).slice(0, 500)).toBe(200);
     const paths = doc.body.paths as Record<string, Record<string, unknown>>;
     const base = "/v0/learning-instances/{id}/scoped-goals";

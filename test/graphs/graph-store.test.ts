@@ -5,8 +5,9 @@ import { openDb } from "../../src/db/client";
 import { findModule } from "../../src/graphs/runtime-graph";
 import { clearGraphCache, loadRuntimeGraph } from "../../src/reads/graph-versions";
 import { BLOB_PART_CHARS, resolveGraphRef } from "../../src/services/graph-store";
-import { call, createGraph, newPartner } from "../support/api";
+import { createGraph, newPartner } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { api } from "../support/typed-api";
 
 describe("graph store", () => {
   it("resolves a graph by uuid or label within the partner only", async () => {
@@ -31,7 +32,7 @@ describe("graph store", () => {
     expect(await loadRuntimeGraph(db, g.id)).toBe(first);
     const doc = demoGraph("gref-cache");
     doc.modules.push({ id: "mref-z", name: "z", type: "assessment", learning_objectives: ["lref-d"] });
-    expect((await call("PUT", `/v0/graphs/${g.id}`, { token: p.adminToken, body: doc })).status).toBe(200);
+    expect((await api("PUT", "/v0/graphs/{graph_id}", { token: p.adminToken, body: doc, path: { graph_id: g.id } })).status).toBe(200);
     clearGraphCache();
     const latest = await loadRuntimeGraph(db, g.id);
     expect(latest?.graph.version).toBe(2);

@@ -1,10 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { syntheticGraph } from "../../bench/lib/synthetic-graph";
+import type { Schemas } from "../../client";
 import preAlgebra from "../../samples/pre-algebra/graph.json";
 import { GRAPH_DOCUMENT_MAX_BYTES } from "../../src/schemas/limits";
-import { call, createAccount, createGraph, createInstance, type Json, newPartner, uniqueId } from "../support/api";
+import { createAccount, createGraph, createInstance, type Json, newPartner, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 const clone = <T>(v: T): T => structuredClone(v);
 const uniqueLabel = () => uniqueId("gref-t");
@@ -12,7 +15,7 @@ const uniqueLabel = () => uniqueId("gref-t");
 describe("POST /v0/graphs", () => {
   it("ingests a document as version 1 with counts", async () => {
     const p = await newPartner();
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-one", "One") });
+    const res = await api("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-one", "One") });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ label: "gref-one", name: "One", version: 1 });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -30,11 +33,11 @@ describe("POST /v0/graphs", () => {
   it("refuses a label already used by the partner (422) but another partner may use it", async () => {
     const p = await newPartner();
     await createGraph(p, demoGraph("gref-dup"));
-    const again = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-dup") });
+    const again = await api("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-dup") });
     expect(again.status).toBe(422);
-    expect(again.body.details).toEqual([{ path: "body.label", message: expect.stringContaining("already used") }]);
+    expect(again.error.details).toEqual([{ path: "body.label", message: expect.stringContaining("already used") }]);
     const q = await newPartner();
-    expect((await call("POST", "/v0/graphs", { token: q.adminToken, body: demoGraph("gref-dup") })).status).toBe(201);
+    expect((await api("POST", "/v0/graphs", { token: q.adminToken, body: demoGraph("gref-dup") })).status).toBe(201);
   });
 
   it("answers 400 for structural errors (missing fields, wrong types, unknown module type)", async () => {
@@ -43,7 +46,7 @@ describe("POST /v0/graphs", () => {
     delete doc.name;
     doc.modules[0].type = "quiz";
     doc.learning_objectives[1].prerequisites = "lref-a";
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    const res = await rawCall("POST", "/v0/graphs", { token: p.adminToken, body: doc });
     expect(res.status).toBe(400);
     const paths = res.body.details.map((d: Json) => d.path);
     expect(paths).toEqual(expect.arrayContaining(["body.name", "body.modules[0].type", "body.learning_objectives[1].prerequisites"]));
@@ -54,7 +57,7 @@ describe("POST /v0/graphs", () => {
     const doc: Json = clone(demoGraph("gref-bad"));
     doc.modules[12 - 1].learning_objectives = ["lref-zz"];
     doc.learning_objectives[0].prerequisites = ["lref-c"];
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    const res = await rawCall("POST", "/v0/graphs", { token: p.adminToken, body: doc });
     expect(res.status).toBe(422);
     expect(res.body.details).toEqual(
       expect.arrayContaining([
@@ -62,25 +65,28 @@ describe("POST /v0/graphs", () => {
         { path: "body.learning_objectives[0].prerequisites[0]", message: expect.stringContaining("lref-a -> lref-c -> lref-b -> lref-a") },
       ]),
     );
-    expect((await call("GET", "/v0/graphs/gref-bad", { token: p.adminToken })).status).toBe(404);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-bad" } })).status).toBe(404);
   });
 });
 
 describe("OpenAPI", () => {
   it("documents the graph routes", async () => {
-    const doc = await call("GET", "/v0/openapi.json");
+    const doc = await rawCall("GET", "/v0/openapi.json");
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(["/v0/graphs", "/v0/graphs/validate", "/v0/graphs/{graph_id}"]));
     expect(doc.body.components.schemas.GraphDocument).toBeDefined();
   });
 });
 
+/** The sample as the API document types it (a JSON import widens its enum strings). */
+const preAlgebraDoc = preAlgebra as Schemas["GraphDocument"];
+
 describe("the pre-algebra sample", () => {
   it("ingests samples/pre-algebra/graph.json without warnings", async () => {
     const p = await newPartner();
-    const check = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: preAlgebra });
+    const check = await api("POST", "/v0/graphs/validate", { token: p.adminToken, body: preAlgebraDoc });
     expect(check.body).toMatchObject({ valid: true, errors: [], warnings: [] });
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: preAlgebra });
+    const res = await api("POST", "/v0/graphs", { token: p.adminToken, body: preAlgebraDoc });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ label: "gref-pre-algebra", counts: { learning_objectives: 51, modules: 311, bundles: 51 } });
   });
@@ -156,20 +162,20 @@ describe("POST /v0/graphs/validate: one test per rule (stores nothing)", () => {
     const p = await newPartner();
     const doc: Json = clone(demoGraph(uniqueLabel()));
     mutate(doc);
-    const res = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
+    const res = await rawCall("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(false);
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0].path).toBe(expected.path);
-    expect(res.body.errors[0].message).toMatch(expected.message);
-    expect((await call("GET", `/v0/graphs/${doc.label}`, { token: p.adminToken })).status).toBe(404);
+    expect(res.body.errors[0]!.path).toBe(expected.path);
+    expect(res.body.errors[0]!.message).toMatch(expected.message);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: doc.label } })).status).toBe(404);
   });
 
   it("reports a valid document with warnings and counts", async () => {
     const p = await newPartner();
     const doc: Json = clone(demoGraph(uniqueLabel()));
     doc.learning_objectives.push({ id: "lref-lonely", name: "No modules yet" });
-    const res = await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
+    const res = await rawCall("POST", "/v0/graphs/validate", { token: p.adminToken, body: doc });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, errors: [], counts: { learning_objectives: 5, modules: 12 } });
     expect(res.body.warnings).toEqual([{ path: "body.learning_objectives[4]", message: "learning objective 'lref-lonely' has no aligned modules" }]);
@@ -182,10 +188,10 @@ describe("size limits and body limits", () => {
     const doc = syntheticGraph(20_000, 2_000, "gref-big");
     const body = JSON.stringify(doc);
     expect(body.length).toBeGreaterThan(1024 * 1024);
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, raw: body, headers: { "Content-Type": "application/json" } });
+    const res = await rawCall("POST", "/v0/graphs", { token: p.adminToken, raw: body, headers: { "Content-Type": "application/json" } });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(201);
     expect(res.body.counts.modules).toBe(20_000);
-    const got = await call("GET", "/v0/graphs/gref-big", { token: p.adminToken });
+    const got = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-big" } });
     expect(got.status).toBe(200);
     expect(got.body.modules).toHaveLength(20_000);
     expect(got.body.modules[19_999]).toMatchObject({ id: "mref-m19999", uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -194,9 +200,9 @@ describe("size limits and body limits", () => {
   it("refuses more than 20,000 modules and more than 2,000 objectives (422 naming the array)", async () => {
     const p = await newPartner();
     const doc = syntheticGraph(20_001, 2_001, uniqueLabel());
-    const res = await call("POST", "/v0/graphs", { token: p.adminToken, body: doc });
+    const res = await api("POST", "/v0/graphs", { token: p.adminToken, body: doc });
     expect(res.status).toBe(422);
-    expect(res.body.details).toEqual([
+    expect(res.error.details).toEqual([
       { path: "body.modules", message: "a graph holds at most 20000 modules; this one has 20001" },
       { path: "body.learning_objectives", message: "a graph holds at most 2000 learning objectives; this one has 2001" },
     ]);
@@ -204,15 +210,15 @@ describe("size limits and body limits", () => {
 
   it("keeps the 1 MiB limit on other routes (413)", async () => {
     const p = await newPartner();
-    const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: "x".repeat(1024 * 1024 + 10) } });
+    const res = await api("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: "x".repeat(1024 * 1024 + 10) } });
     expect(res.status).toBe(413);
-    const li = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-demo", name: "y".repeat(1024 * 1024 + 10) } });
+    const li = await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-demo", name: "y".repeat(1024 * 1024 + 10) } });
     expect(li.status).toBe(413);
   });
 
   it("refuses graph bodies over 6 MiB (413)", async () => {
     const p = await newPartner();
-    const res = await call("POST", "/v0/graphs/validate", {
+    const res = await rawCall("POST", "/v0/graphs/validate", {
       token: p.adminToken,
       raw: JSON.stringify({ label: "gref-huge", name: "n".repeat(GRAPH_DOCUMENT_MAX_BYTES + 1), learning_objectives: [], modules: [] }),
       headers: { "Content-Type": "application/json" },
@@ -225,28 +231,28 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
   it("accepts additions and renames as a new version, keeping module uuids; old versions stay readable", async () => {
     const p = await newPartner();
     const created = await createGraph(p, demoGraph("gref-up"));
-    const v1 = (await call("GET", "/v0/graphs/gref-up", { token: p.adminToken })).body;
+    const v1 = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-up" } })).body;
     const doc: Json = clone(demoGraph("gref-up", "Renamed graph"));
     doc.learning_objectives[0].name = "Renamed objective";
     doc.modules[0].name = "Renamed question";
     doc.learning_objectives.push({ id: "lref-e", name: "New objective", prerequisites: ["lref-d"] });
     doc.modules.push({ id: "mref-e1", name: "New question", type: "both", learning_objectives: ["lref-e"] });
-    const res = await call("PUT", `/v0/graphs/${created.id}`, { token: p.adminToken, body: doc });
+    const res = await rawCall("PUT", `/v0/graphs/${created.id}`, { token: p.adminToken, body: doc });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ id: created.id, label: "gref-up", name: "Renamed graph", version: 2, counts: { learning_objectives: 5, modules: 13 } });
 
-    const v2 = (await call("GET", "/v0/graphs/gref-up", { token: p.adminToken })).body;
+    const v2 = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-up" } })).body;
     expect(v2.version).toBe(2);
-    expect(v2.learning_objectives[0].name).toBe("Renamed objective");
-    expect(v2.modules[0].uuid).toBe(v1.modules[0].uuid);
-    expect(v2.bundles[0].uuid).toBe(v1.bundles[0].uuid);
+    expect(v2.learning_objectives[0]!.name).toBe("Renamed objective");
+    expect(v2.modules[0]!.uuid).toBe(v1.modules[0]!.uuid);
+    expect(v2.bundles![0]!.uuid).toBe(v1.bundles![0]!.uuid);
     expect(v2.modules[12]).toMatchObject({ id: "mref-e1", uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
 
-    const old = await call("GET", "/v0/graphs/gref-up?version=1", { token: p.adminToken });
+    const old = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-up" }, query: { version: 1 } });
     expect(old.body).toMatchObject({ version: 1, name: "Demo graph" });
-    expect((await call("GET", "/v0/graphs/gref-up?version=3", { token: p.adminToken })).status).toBe(404);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-up" }, query: { version: 3 } })).status).toBe(404);
 
-    const third = await call("PUT", "/v0/graphs/gref-up", { token: p.adminToken, body: doc });
+    const third = await rawCall("PUT", "/v0/graphs/gref-up", { token: p.adminToken, body: doc });
     expect(third.body.version).toBe(3);
   });
 
@@ -258,12 +264,12 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
     doc.modules = doc.modules.filter((m: Json) => !m.id.startsWith("mref-d"));
     doc.bundles = doc.bundles.filter((b: Json) => b.id !== "mref-set-d");
     doc.taxonomy[1].modules = ["mref-c1", "mref-c2", "mref-c3"]; // the removed mref-d* only: not reported again
-    const res = await call("PUT", "/v0/graphs/gref-rm", { token: p.adminToken, body: doc });
+    const res = await rawCall("PUT", "/v0/graphs/gref-rm", { token: p.adminToken, body: doc });
     expect(res.status).toBe(422);
     const messages = res.body.details.map((d: Json) => d.message).join("\n");
     for (const id of ["lref-d", "mref-d1", "mref-d2", "mref-d3", "mref-set-d"]) expect(messages).toContain(`'${id}'`);
     expect(res.body.details).toHaveLength(5);
-    expect((await call("GET", "/v0/graphs/gref-rm", { token: p.adminToken })).body.version).toBe(1);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-rm" } })).body.version).toBe(1);
   });
 
   it("accepts an additive update: new prerequisites, alignments, bundle members, taxon modules and taxa", async () => {
@@ -278,7 +284,7 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
     doc.taxonomy[0].modules.push("mref-c1"); // tref-TOC:Unit1 gains a module
     doc.taxonomy.push({ id: "tref-TOC:Unit3", modules: ["mref-d1"] });
     doc.modules.push({ id: "mref-a4", name: "New", type: "both", learning_objectives: ["lref-a"] });
-    const res = await call("PUT", "/v0/graphs/gref-add", { token: p.adminToken, body: doc });
+    const res = await rawCall("PUT", "/v0/graphs/gref-add", { token: p.adminToken, body: doc });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ version: 2, counts: { modules: 13, taxa: 3, prerequisites: 4 } });
   });
@@ -336,10 +342,10 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
         await createGraph(p, demoGraph(label));
         const doc: Json = clone(demoGraph(label));
         mutate(doc);
-        const res = await call("PUT", `/v0/graphs/${label}`, { token: p.adminToken, body: doc });
+        const res = await rawCall("PUT", `/v0/graphs/${label}`, { token: p.adminToken, body: doc });
         expect(res.status, JSON.stringify(res.body)).toBe(422);
         expect(res.body.details).toEqual(expect.arrayContaining([{ path: detail.path, message: expect.stringMatching(detail.message) }]));
-        expect((await call("GET", `/v0/graphs/${label}`, { token: p.adminToken })).body.version).toBe(1);
+        expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: label } })).body.version).toBe(1);
       });
     }
 
@@ -350,7 +356,7 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
       doc.learning_objectives[2].prerequisites = [];
       doc.modules[2].type = "assessment";
       doc.bundles[1].modules = ["mref-b1"];
-      const res = await call("PUT", "/v0/graphs/gref-many", { token: p.adminToken, body: doc });
+      const res = await rawCall("PUT", "/v0/graphs/gref-many", { token: p.adminToken, body: doc });
       expect(res.status).toBe(422);
       expect(res.body.details.map((d: Json) => d.path)).toEqual([
         "body.learning_objectives[2].prerequisites",
@@ -363,12 +369,12 @@ describe("PUT /v0/graphs/{graph_id}: additive versions", () => {
   it("refuses a changed label and an invalid document (422)", async () => {
     const p = await newPartner();
     await createGraph(p, demoGraph("gref-lbl"));
-    const renamed = await call("PUT", "/v0/graphs/gref-lbl", { token: p.adminToken, body: demoGraph("gref-other") });
+    const renamed = await api("PUT", "/v0/graphs/{graph_id}", { token: p.adminToken, body: demoGraph("gref-other"), path: { graph_id: "gref-lbl" } });
     expect(renamed.status).toBe(422);
-    expect(renamed.body.details[0].path).toBe("body.label");
+    expect(renamed.error.details![0]!.path).toBe("body.label");
     const doc: Json = clone(demoGraph("gref-lbl"));
     doc.modules[0].learning_objectives = [];
-    const bad = await call("PUT", "/v0/graphs/gref-lbl", { token: p.adminToken, body: doc });
+    const bad = await rawCall("PUT", "/v0/graphs/gref-lbl", { token: p.adminToken, body: doc });
     expect(bad.status).toBe(422);
     expect(bad.body.details[0].path).toBe("body.modules[0].learning_objectives");
   });
@@ -379,12 +385,12 @@ describe("GET /v0/graphs and /v0/graphs/{graph_id}", () => {
     const p = await newPartner();
     const created = await createGraph(p, demoGraph("gref-get"));
     for (const ref of [created.id, "gref-get", created.id.toUpperCase()]) {
-      const res = await call("GET", `/v0/graphs/${ref}`, { token: p.adminToken });
+      const res = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: ref } });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: created.id, label: "gref-get", version: 1, name: "Demo graph" });
       expect(res.body.learning_objectives).toEqual(demoGraph().learning_objectives);
       expect(res.body.modules).toHaveLength(12);
-      for (const m of [...res.body.modules, ...res.body.bundles]) expect(m.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
+      for (const m of [...res.body.modules, ...res.body.bundles!]) expect(m.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
       expect(new Set(res.body.modules.map((m: Json) => m.uuid)).size).toBe(12);
       expect(res.body.taxonomy).toEqual(demoGraph().taxonomy);
     }
@@ -395,13 +401,13 @@ describe("GET /v0/graphs and /v0/graphs/{graph_id}", () => {
     await createGraph(p, demoGraph("gref-l1"));
     await createGraph(p, demoGraph("gref-l2"));
     await createGraph(p, demoGraph("gref-l3"));
-    const all = await call("GET", "/v0/graphs", { token: p.adminToken });
+    const all = await api("GET", "/v0/graphs", { token: p.adminToken });
     expect(all.status).toBe(200);
     expect(all.body.map((g: Json) => g.label)).toEqual(["gref-l1", "gref-l2", "gref-l3"]);
     expect(all.body[0]).toMatchObject({ version: 1, name: "Demo graph", counts: { modules: 12 } });
-    const page = await call("GET", "/v0/graphs?offset=1&limit=1", { token: p.adminToken });
+    const page = await api("GET", "/v0/graphs", { token: p.adminToken, query: { offset: 1, limit: 1 } });
     expect(page.body.map((g: Json) => g.label)).toEqual(["gref-l2"]);
-    expect((await call("GET", "/v0/graphs?limit=501", { token: p.adminToken })).status).toBe(400);
+    expect((await api("GET", "/v0/graphs", { token: p.adminToken, query: { limit: 501 } })).status).toBe(400);
   });
 
   it("never shows another partner's graph (404) nor lists it", async () => {
@@ -409,10 +415,10 @@ describe("GET /v0/graphs and /v0/graphs/{graph_id}", () => {
     const q = await newPartner();
     const created = await createGraph(p, demoGraph("gref-mine"));
     for (const ref of [created.id, "gref-mine"]) {
-      expect((await call("GET", `/v0/graphs/${ref}`, { token: q.adminToken })).status).toBe(404);
-      expect((await call("PUT", `/v0/graphs/${ref}`, { token: q.adminToken, body: demoGraph("gref-mine") })).status).toBe(404);
+      expect((await api("GET", "/v0/graphs/{graph_id}", { token: q.adminToken, path: { graph_id: ref } })).status).toBe(404);
+      expect((await api("PUT", "/v0/graphs/{graph_id}", { token: q.adminToken, body: demoGraph("gref-mine"), path: { graph_id: ref } })).status).toBe(404);
     }
-    expect((await call("GET", "/v0/graphs", { token: q.adminToken })).body).toEqual([]);
+    expect((await api("GET", "/v0/graphs", { token: q.adminToken })).body).toEqual([]);
   });
 });
 
@@ -422,11 +428,11 @@ describe("caller rules and entitlements", () => {
     await createGraph(p, demoGraph("gref-ro"));
     const user = await createAccount(p);
     const token = await p.tokenFor(user.external_user_id);
-    expect((await call("POST", "/v0/graphs", { token, body: demoGraph("gref-u") })).status).toBe(403);
-    expect((await call("POST", "/v0/graphs/validate", { token, body: demoGraph("gref-u") })).status).toBe(403);
-    expect((await call("PUT", "/v0/graphs/gref-ro", { token, body: demoGraph("gref-ro") })).status).toBe(403);
-    expect((await call("GET", "/v0/graphs/gref-ro", { token })).status).toBe(200);
-    expect((await call("GET", "/v0/graphs", { token })).status).toBe(200);
+    expect((await api("POST", "/v0/graphs", { token, body: demoGraph("gref-u") })).status).toBe(403);
+    expect((await api("POST", "/v0/graphs/validate", { token, body: demoGraph("gref-u") })).status).toBe(403);
+    expect((await api("PUT", "/v0/graphs/{graph_id}", { token, body: demoGraph("gref-ro"), path: { graph_id: "gref-ro" } })).status).toBe(403);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token, path: { graph_id: "gref-ro" } })).status).toBe(200);
+    expect((await api("GET", "/v0/graphs", { token })).status).toBe(200);
   });
 
   it("an admin account without the graph entitlements is refused (403)", async () => {
@@ -435,15 +441,15 @@ describe("caller rules and entitlements", () => {
     await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?")
       .bind(JSON.stringify(["partner_admin"]), p.admin_account_id)
       .run();
-    const ingest = await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") });
+    const ingest = await api("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") });
     expect(ingest.status).toBe(403);
-    expect(ingest.body.message).toContain("partner_graph_ingest");
-    expect((await call("POST", "/v0/graphs/validate", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(403);
-    expect((await call("PUT", "/v0/graphs/gref-ent", { token: p.adminToken, body: demoGraph("gref-ent") })).status).toBe(403);
+    expect(ingest.error.message).toContain("partner_graph_ingest");
+    expect((await api("POST", "/v0/graphs/validate", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(403);
+    expect((await api("PUT", "/v0/graphs/{graph_id}", { token: p.adminToken, body: demoGraph("gref-ent"), path: { graph_id: "gref-ent" } })).status).toBe(403);
     await env.DB.prepare("UPDATE accounts SET entitlements = ? WHERE id = ?")
       .bind(JSON.stringify(["all"]), p.admin_account_id)
       .run();
-    expect((await call("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(201);
+    expect((await api("POST", "/v0/graphs", { token: p.adminToken, body: demoGraph("gref-ent2") })).status).toBe(201);
   });
 });
 
@@ -451,16 +457,18 @@ describe("learning instances validate graph_id", () => {
   it("accepts the graph's uuid or gref label and echoes what was sent", async () => {
     const p = await newPartner();
     const g = await createGraph(p, demoGraph("gref-course"));
-    const byLabel = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-course", name: "A" } });
+    const byLabel = await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-course", name: "A" } });
     expect(byLabel.status).toBe(201);
     expect(byLabel.body.graph_id).toBe("gref-course");
-    const byUuid = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: g.id, name: "B" } });
+    const byUuid = await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: g.id, name: "B" } });
     expect(byUuid.status).toBe(201);
     expect(byUuid.body.graph_id).toBe(g.id);
     const row = await env.DB.prepare("SELECT graph_uuid FROM learning_instances WHERE id = ?").bind(byLabel.body.id).first<{ graph_uuid: string }>();
     expect(row?.graph_uuid).toBe(g.id);
     // the immutable graph_id may be repeated on PUT as sent or as the uuid
-    expect((await call("PUT", `/v0/learning-instances/${byLabel.body.id}`, { token: p.adminToken, body: { graph_id: g.id } })).status).toBe(200);
+    expect((await api("PUT", "/v0/learning-instances/{id}", { token: p.adminToken, body: { graph_id: g.id }, path: { id: byLabel.body.id } })).status).toBe(
+      200,
+    );
   });
 
   it("refuses an unknown graph or another partner's graph (422 at body.graph_id)", async () => {
@@ -468,9 +476,9 @@ describe("learning instances validate graph_id", () => {
     const q = await newPartner();
     const theirs = await createGraph(q, demoGraph("gref-theirs"));
     for (const graph_id of ["gref-nope", crypto.randomUUID(), "gref-theirs", theirs.id]) {
-      const res = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id, name: "C" } });
+      const res = await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id, name: "C" } });
       expect(res.status).toBe(422);
-      expect(res.body.details).toEqual([{ path: "body.graph_id", message: expect.stringContaining("unknown graph") }]);
+      expect(res.error.details).toEqual([{ path: "body.graph_id", message: expect.stringContaining("unknown graph") }]);
     }
   });
 
@@ -478,6 +486,6 @@ describe("learning instances validate graph_id", () => {
     const p = await newPartner();
     const li = await createInstance(p);
     expect(li.graph_id).toBe("gref-demo");
-    expect((await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).status).toBe(200);
+    expect((await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).status).toBe(200);
   });
 });

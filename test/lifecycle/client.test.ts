@@ -1,7 +1,8 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { createPathwiseClient, isPathwiseError } from "../../client";
-import { call, createAccount, createInstance, freshAdminToken, newPartner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, newPartner, register } from "../support/api";
+import { api } from "../support/typed-api";
 
 /** pathwise/client's data lifecycle helpers against the real Worker: pw.eraseAccount waits for the receipt; the export iterators stream. */
 describe("pathwise/client: erasure and export", () => {
@@ -33,7 +34,7 @@ describe("pathwise/client: erasure and export", () => {
 
     const receipt = await pw.eraseAccount(account.id, { pollIntervalMs: 100 });
     expect(receipt).toMatchObject({ account_id: account.id, status: "complete", removed: { events: 1200, registrations: 1 } });
-    expect((await call("GET", `/v0/accounts/${account.id}`, { token: await freshAdminToken(p) })).status).toBe(404);
+    expect((await api("GET", "/v0/accounts/{account_id}", { token: await freshAdminToken(p), path: { account_id: account.id } })).status).toBe(404);
 
     // the export of an erased account is a typed 404
     const refused = await (async () => {

@@ -1,15 +1,17 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
+import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { accountProjections, populationGraphs, populationItems, populationObjectives } from "../../src/db/schema";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { clearPopulationCache } from "../../src/reads/population-rates";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
-import { completedReceipt, requestErasure } from "../support/lifecycle";
+import { completedReceipt, requestAccountErasure, requestInstanceErasure } from "../support/lifecycle";
 import { outboxSize, registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
+import { api } from "../support/typed-api";
 
 /**
  * Erasure inside a class (decisions.md "Student data lifecycle"; issue 20): the class pages stop
@@ -38,26 +40,27 @@ const answersIn = (p: Awaited<ReturnType<typeof population>>) => p.items.reduce(
 
 const answers = (n: number, shift: number) => ({
   events: Array.from({ length: n }, (_, k) => ({
-    type: "graded-events",
-    module_id: ["mref-a1", "mref-a2", "mref-b1", "mref-b2", "mref-c1"][(k + shift) % 5],
+    type: "graded-events" as const,
+    module_id: ["mref-a1", "mref-a2", "mref-b1", "mref-b2", "mref-c1"][(k + shift) % 5]!,
     interaction_end_time: new Date(Date.now() - 3600_000 + k * 60_000).toISOString(),
     is_correct: (k + shift) % 3 !== 0,
   })).reverse(),
 });
 
-async function post(p: Partner, regId: string, body: Json): Promise<void> {
-  const res = await call("POST", `/v0/registrations/${regId}/batch-events`, { token: await freshAdminToken(p), body });
+async function post(p: Partner, regId: string, body: Schemas["BatchEvents"]): Promise<void> {
+  const res = await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), body, path: { id: regId } });
   expect(res.status).toBe(204);
 }
 
 /** What a learner's instructors and the partner read about one learner. */
 async function readsOf(p: Partner, reg: Json, goalId: string) {
   const token = await freshAdminToken(p);
-  const rec = await call("GET", `/v0/registrations/${reg.id}/recommendation?goal_id=${goalId}`, { token });
-  const status = await call("POST", `/v0/registrations/${reg.id}/metrics/status-and-progress`, { token, body: { goal_ids: [goalId] } });
-  const proficiency = await call("POST", `/v0/registrations/${reg.id}/metrics/proficiency/rows`, {
+  const rec = await api("GET", "/v0/registrations/{id}/recommendation", { token, path: { id: reg.id }, query: { goal_id: goalId } });
+  const status = await api("POST", "/v0/registrations/{id}/metrics/status-and-progress", { token, body: { goal_ids: [goalId] }, path: { id: reg.id } });
+  const proficiency = await api("POST", "/v0/registrations/{id}/metrics/proficiency/rows", {
     token,
     body: { learning_objective_ids: ["lref-a", "lref-b", "lref-c"] },
+    path: { id: reg.id },
   });
   expect([rec.status, status.status, proficiency.status]).toEqual([200, 200, 200]);
   return { recommendation: rec.body, status: status.body, proficiency: proficiency.body };
@@ -77,21 +80,27 @@ describe("erasure in a class", () => {
       regs.push(reg);
     }
     const [erased, ...classmates] = regs as [Json, Json, Json];
-    const graphId = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body.id as string;
+    const graphId = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body.id as string;
     await vi.waitFor(async () => expect(answersIn(await population(graphId))).toBeCloseTo(24, 6), { timeout: 20_000, interval: 250 });
     clearPopulationCache();
     const before = { classmates: await Promise.all(classmates.map((r) => readsOf(p, r, goal.id))), population: await population(graphId) };
 
-    const res = await requestErasure(p, `/v0/accounts/${erased.account_id}/erasure`);
+    const res = await requestAccountErasure(p, erased.account_id);
     expect(res.status).toBe(202);
     // at once, before the job ran: the class pages no longer list it
     const token = await freshAdminToken(p);
-    const listed = await call("GET", `/v0/learning-instances/${li.id}/registrations`, { token });
+    const listed = await api("GET", "/v0/learning-instances/{li_id}/registrations", { token, path: { li_id: li.id } });
     expect(listed.body.map((r: Json) => r.id).sort()).toEqual(classmates.map((r) => r.id).sort());
-    const table = await call("POST", `/v0/learning-instances/${li.id}/metrics/status-and-progress`, { token, body: { goal_ids: [goal.id] } });
+    const table = await api("POST", "/v0/learning-instances/{id}/metrics/status-and-progress", { token, body: { goal_ids: [goal.id] }, path: { id: li.id } });
     expect(table.body.data.map((r: Json) => r.registration_id).sort()).toEqual(classmates.map((r) => r.id).sort());
-    const assigned = await call("GET", `/v0/learning-instances/${li.id}/scoped-goals/${goal.id}/registrations`, { token });
-    expect(JSON.stringify(assigned.body)).not.toContain(erased.id);
+    // the goal's assignment of the erased registration is gone; a classmate's is still there
+    const assignment = (registration_id: string) =>
+      api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", {
+        token,
+        path: { id: li.id, goal_id: goal.id, registration_id },
+      });
+    expect((await assignment(erased.id)).status).toBe(404);
+    expect((await assignment(classmates[0]!.id)).status).toBe(200);
 
     await completedReceipt(p, res.body.erasure_id);
     clearPopulationCache();
@@ -120,18 +129,19 @@ describe("erasure in a class", () => {
       { timeout: 20_000, interval: 250 },
     );
 
-    const res = await requestErasure(p, `/v0/learning-instances/${li.id}/erasure`);
+    const res = await requestInstanceErasure(p, li.id);
     expect(res.status).toBe(202);
     const token = await freshAdminToken(p);
-    expect((await call("GET", `/v0/learning-instances/${li.id}`, { token })).status).toBe(404);
-    expect((await call("GET", `/v0/learning-instances/${li.id}/registrations`, { token })).status).toBe(404);
+    expect((await api("GET", "/v0/learning-instances/{id}", { token, path: { id: li.id } })).status).toBe(404);
+    expect((await api("GET", "/v0/learning-instances/{li_id}/registrations", { token, path: { li_id: li.id } })).status).toBe(404);
     const receipt = await completedReceipt(p, res.body.erasure_id);
     expect(receipt).toMatchObject({ learning_instance_id: li.id, status: "complete" });
     expect(receipt.removed).toMatchObject({ registrations: 3, registration_objects: 3, goals: 1, goal_assignments: 2, events: 14 });
 
-    for (const reg of regs) expect((await call("GET", `/v0/registrations/${reg.id}`, { token })).status).toBe(404);
-    expect((await call("GET", `/v0/learning-instances/${li.id}/scoped-goals/${goal.id}`, { token })).status).toBe(404);
-    for (const account of [a, b, teacher]) expect((await call("GET", `/v0/accounts/${account.id}`, { token })).status).toBe(200);
+    for (const reg of regs) expect((await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: reg.id } })).status).toBe(404);
+    expect((await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token, path: { id: li.id, goal_id: goal.id } })).status).toBe(404);
+    for (const account of [a, b, teacher])
+      expect((await api("GET", "/v0/accounts/{account_id}", { token, path: { account_id: account.id } })).status).toBe(200);
     // the account's other class works, and its analytics are rebuilt from it alone
     await post(p, keptReg.id, answers(2, 4));
     await vi.waitFor(
@@ -141,7 +151,7 @@ describe("erasure in a class", () => {
       },
       { timeout: 20_000, interval: 250 },
     );
-    const score = await call("POST", "/v0/accounts/metrics/predicted-score", {
+    const score = await api("POST", "/v0/accounts/metrics/predicted-score", {
       token,
       body: {
         account_ids: [a.id],
@@ -159,7 +169,7 @@ describe("erasure in a class", () => {
     expect((await scanObjects(needles)).findings).toEqual([]);
 
     // repeated: the same erasure
-    const again = await requestErasure(p, `/v0/learning-instances/${li.id}/erasure`);
+    const again = await requestInstanceErasure(p, li.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ erasure_id: res.body.erasure_id, status: "complete" });
   }, 60_000);

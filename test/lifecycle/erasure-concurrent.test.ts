@@ -4,11 +4,12 @@ import { openDb } from "../../src/db/client";
 import type { IngestRequest } from "../../src/objects/registration/rpc";
 import { claimStatements } from "../../src/services/xapi";
 import type { MappedStatement } from "../../src/services/xapi-mapping";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
 import { createGoal } from "../support/goals";
-import { graded, receipt, requestErasure } from "../support/lifecycle";
+import { graded, receipt, requestAccountErasure } from "../support/lifecycle";
 import { registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
+import { api } from "../support/typed-api";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,11 +38,15 @@ describe("erasure while events are posted", () => {
     let ownTokenRevoked = false;
     const post = async (regId: string, own: boolean) => {
       if (own && ownTokenRevoked) return;
-      const events = Array.from({ length: 5 }, (_, k) => ({ type: "graded-events", ...graded(k % 2 ? "mref-a1" : "mref-c1", k % 3 === 0, 10 - k) })).reverse();
-      const res = await call("POST", `/v0/registrations/${regId}/batch-events`, {
+      const events = Array.from({ length: 5 }, (_, k) => ({
+        type: "graded-events" as const,
+        ...graded(k % 2 ? "mref-a1" : "mref-c1", k % 3 === 0, 10 - k),
+      })).reverse();
+      const res = await api("POST", "/v0/registrations/{id}/batch-events", {
         token: own ? studentToken : await freshAdminToken(p),
         body: { events },
         headers: { "Idempotency-Key": `k-${n++}` },
+        path: { id: regId },
       });
       statuses.push(res.status);
       // its own token is revoked with the erasure (a failed authentication is IP-limited: stop using it)
@@ -57,7 +62,7 @@ describe("erasure while events are posted", () => {
     };
 
     for (let i = 0; i < 3; i++) await round();
-    const accepted = await round(requestErasure(p, `/v0/accounts/${student.id}/erasure`));
+    const accepted = await round(requestAccountErasure(p, student.id));
     expect(accepted?.status).toBe(202);
     let done: Json | undefined;
     for (let i = 0; i < 500 && done?.status !== "complete"; i++) done = (await round(receipt(p, accepted?.body.erasure_id)))?.body;
@@ -75,7 +80,11 @@ describe("erasure while events are posted", () => {
     const inD1 = await scanD1(needles);
     expect(inD1.filter((f) => !(f.needle === student.id && ["accounts", "erasures", "data_requests"].includes(f.where)))).toEqual([]);
     expect((await scanObjects(needles)).findings).toEqual([]);
-    const late = await call("POST", `/v0/registrations/${regs[0]!.id}/graded-events`, { token: await freshAdminToken(p), body: graded("mref-a1", true) });
+    const late = await api("POST", "/v0/registrations/{id}/graded-events", {
+      token: await freshAdminToken(p),
+      body: graded("mref-a1", true),
+      path: { id: regs[0]!.id },
+    });
     expect(late.status).toBe(404);
   }, 90_000);
 
@@ -84,8 +93,10 @@ describe("erasure while events are posted", () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
     const goal = await createGoal(p, li.id);
-    expect((await call("POST", `/v0/registrations/${reg.id}/graded-events`, { token: p.adminToken, body: graded("mref-a1", true) })).status).toBe(204);
-    const graph = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body;
+    expect(
+      (await api("POST", "/v0/registrations/{id}/graded-events", { token: p.adminToken, body: graded("mref-a1", true), path: { id: reg.id } })).status,
+    ).toBe(204);
+    const graph = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body;
     const nowMs = Date.now();
     // what the event route hands the object once D1 said the registration exists; naming a goal makes
     // the object read D1 before it stores anything, which lets the erasure in

@@ -8,9 +8,10 @@ import worker from "../../src/index";
 import type { ErasureMessage } from "../../src/queues/messages";
 import { advanceErasure } from "../../src/services/erasure/job";
 import { accountForErasure, requestErasure } from "../../src/services/erasure/request";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { completedReceipt, receipt } from "../support/lifecycle";
 import { scanObjects } from "../support/storage-scan";
+import { api } from "../support/typed-api";
 
 /**
  * An erasure survives the Worker dying half way (issue 20: "resumable if the Worker dies half way;
@@ -46,12 +47,14 @@ async function learner(p: Partner): Promise<{ account: Json; regs: Json[] }> {
   for (let i = 0; i < 3; i++) {
     const reg = await register(p, account.id, (await createInstance(p)).id, "learner");
     const events = Array.from({ length: 5 }, (_, k) => ({
-      type: "graded-events",
+      type: "graded-events" as const,
       module_id: "mref-a1",
       interaction_end_time: new Date(Date.now() - (10 - k) * 60_000).toISOString(),
       is_correct: k % 2 === 0,
     })).reverse();
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), body: { events } })).status).toBe(204);
+    expect((await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), body: { events }, path: { id: reg.id } })).status).toBe(
+      204,
+    );
     regs.push(reg);
   }
   return { account, regs };
@@ -72,7 +75,7 @@ describe("an erasure that is interrupted", () => {
     const { account, regs } = await learner(p);
     const erasureId = await request(p, account.id, losingQueue());
     // hidden at once, nothing removed yet
-    expect((await call("GET", `/v0/registrations/${regs[0]!.id}`, { token: await freshAdminToken(p) })).status).toBe(404);
+    expect((await api("GET", "/v0/registrations/{reg_id}", { token: await freshAdminToken(p), path: { reg_id: regs[0]!.id } })).status).toBe(404);
     expect((await receipt(p, erasureId)).body).toMatchObject({ status: "pending", completed_at: null, removed: {} });
 
     // an invocation dies while erasing the registrations' objects: two of them are already emptied

@@ -1,16 +1,18 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { Schemas } from "../../client";
 import { PROJECTION_VERSION, type ProjectionMessage } from "../../src/analytics";
 import { openDb } from "../../src/db/client";
 import { accountProjections, accounts, appliedModelUpdates, deadLetters, erasedRegistrations, itemParams } from "../../src/db/schema";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { registrationDigest } from "../../src/services/erasure/fence";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
-import { completedReceipt, graded, receipt, requestErasure } from "../support/lifecycle";
+import { completedReceipt, graded, receipt, requestAccountErasure } from "../support/lifecycle";
 import { d1Tables, scanD1, scanObjects } from "../support/storage-scan";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Student data lifecycle", issue 20's first "done when": an account with several
@@ -45,23 +47,29 @@ async function richLearner(): Promise<Omit<World, "erasureId" | "receipt">> {
     await register(p, student.id, li3.id, "instructor"),
   ];
   const studentToken = await p.tokenFor(student.external_user_id);
-  const graphUuid = (await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken })).body.id as string;
+  const graphUuid = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body.id as string;
   for (const [i, li] of [li1, li2].entries()) {
     const goal = await createGoal(p, li.id);
     await assignGoal(p, li.id, goal.id, regs[i]!.id);
     // the learner's own token (its windows) and the admin's (the path names the registration)
-    const events = Array.from({ length: 20 }, (_, k) => ({ type: "graded-events", ...graded(k % 2 ? "mref-a1" : "mref-b1", k % 3 !== 0, 40 - k) })).reverse();
-    const batch = await call("POST", `/v0/registrations/${regs[i]!.id}/batch-events`, {
+    const events = Array.from({ length: 20 }, (_, k) => ({
+      type: "graded-events" as const,
+      ...graded(k % 2 ? "mref-a1" : "mref-b1", k % 3 !== 0, 40 - k),
+    })).reverse();
+    const batch = await api("POST", "/v0/registrations/{id}/batch-events", {
       token: i === 0 ? studentToken : p.adminToken,
       body: { events },
       headers: { "Idempotency-Key": `key-${regs[i]!.id}` },
+      path: { id: regs[i]!.id },
     });
     expect(batch.status).toBe(204);
     // tutor state and a stored recommendation
-    expect((await call("GET", `/v0/registrations/${regs[i]!.id}/recommendation?goal_id=${goal.id}`, { token: p.adminToken })).status).toBe(200);
+    expect(
+      (await api("GET", "/v0/registrations/{id}/recommendation", { token: p.adminToken, path: { id: regs[i]!.id }, query: { goal_id: goal.id } })).status,
+    ).toBe(200);
   }
   // an xAPI statement: its id is claimed partner-wide in D1 and recorded in the registration's object
-  const statement = {
+  const statement: Schemas["XapiStatement"] = {
     id: crypto.randomUUID(),
     actor: { objectType: "Agent", account: { homePage: "https://lms.example.edu", name: student.external_user_id } },
     verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
@@ -70,7 +78,7 @@ async function richLearner(): Promise<Omit<World, "erasureId" | "receipt">> {
     context: { registration: regs[1]!.id },
     timestamp: new Date(Date.now() - 30_000).toISOString(),
   };
-  const xapi = await call("POST", "/v0/xapi/statements", { token: p.adminToken, body: statement, headers: { "X-Experience-API-Version": "1.0.3" } });
+  const xapi = await api("POST", "/v0/xapi/statements", { token: p.adminToken, body: statement, headers: { "X-Experience-API-Version": "1.0.3" } });
   expect(xapi.status).toBe(200);
   // the projections queue merged the account's beliefs; the model-updates consumer recorded its messages
   await vi.waitFor(
@@ -89,7 +97,7 @@ async function richLearner(): Promise<Omit<World, "erasureId" | "receipt">> {
     env as Env,
   );
   expect((await db().select().from(deadLetters).all()).some((d) => d.body.includes(regs[1]!.id))).toBe(true);
-  return { p, student, studentToken, regs, graphUuid, statementId: statement.id };
+  return { p, student, studentToken, regs, graphUuid, statementId: statement.id! };
 }
 
 function projectionOf(accountId: string, graphId: string, registrationId: string, seq = 999): ProjectionMessage {
@@ -123,7 +131,7 @@ describe("erasure of an account with several registrations", () => {
     // messages in flight when the erasure starts: a projection and a model update of its registrations
     await env.PROJECTIONS.send(projectionOf(world.student.id, world.graphUuid, world.regs[0]!.id, 5000));
     await env.MODEL_UPDATES.send(modelUpdateOf(world.regs[1]!.id, world.graphUuid, 5000));
-    const res = await requestErasure(world.p, `/v0/accounts/${world.student.id}/erasure`);
+    const res = await requestAccountErasure(world.p, world.student.id);
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ erasure_id: expect.any(String), status: "pending" });
     expect(res.headers.get("Location")).toBe(`/v0/erasures/${res.body.erasure_id}`);
@@ -211,19 +219,24 @@ describe("erasure of an account with several registrations", () => {
 
   it("afterwards every request naming the account or its registrations answers 404", async () => {
     const token = await freshAdminToken(w.p);
-    const get = (path: string) => call("GET", path, { token });
-    expect((await get(`/v0/accounts/${w.student.id}`)).status).toBe(404);
-    expect((await call("DELETE", `/v0/accounts/${w.student.id}`, { token })).status).toBe(404);
-    expect((await get(`/v0/accounts/${w.student.id}/export`)).status).toBe(404);
+    const account = { account_id: w.student.id };
+    expect((await api("GET", "/v0/accounts/{account_id}", { token, path: account })).status).toBe(404);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token, path: account })).status).toBe(404);
+    expect((await api("GET", "/v0/accounts/{account_id}/export", { token, path: account })).status).toBe(404);
     for (const reg of w.regs) {
-      expect((await get(`/v0/registrations/${reg.id}`)).status).toBe(404);
-      expect((await call("POST", `/v0/registrations/${reg.id}/graded-events`, { token, body: graded("mref-a1", true) })).status).toBe(404);
+      expect((await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: reg.id } })).status).toBe(404);
+      expect((await api("POST", "/v0/registrations/{id}/graded-events", { token, body: graded("mref-a1", true), path: { id: reg.id } })).status).toBe(404);
       expect(
-        (await call("POST", `/v0/registrations/${reg.id}/metrics/active-time/rows`, { token, body: { start_date: "2026-11-20", end_date: "2026-11-25" } }))
-          .status,
+        (
+          await api("POST", "/v0/registrations/{id}/metrics/active-time/rows", {
+            token,
+            body: { start_date: "2026-11-20", end_date: "2026-11-25" },
+            path: { id: reg.id },
+          })
+        ).status,
       ).toBe(404);
     }
-    const score = await call("POST", "/v0/accounts/metrics/predicted-score", {
+    const score = await api("POST", "/v0/accounts/metrics/predicted-score", {
       token,
       body: {
         account_ids: [w.student.id],
@@ -235,21 +248,21 @@ describe("erasure of an account with several registrations", () => {
     expect(score.status).toBe(404);
     // no new registration for it; its token is dead; its external_user_id is never given again
     const li = await createInstance(w.p);
-    const reg = await call("POST", "/v0/registrations", { token, body: { account_id: w.student.id, learning_instance_id: li.id, type: "learner" } });
+    const reg = await api("POST", "/v0/registrations", { token, body: { account_id: w.student.id, learning_instance_id: li.id, type: "learner" } });
     expect(reg.status).toBe(422);
-    expect((await call("GET", "/v0/accounts/current", { token: w.studentToken })).status).toBe(401);
-    const again = await call("POST", "/v0/accounts", { token, body: { external_user_id: w.student.external_user_id } });
+    expect((await api("GET", "/v0/accounts/current", { token: w.studentToken })).status).toBe(401);
+    const again = await api("POST", "/v0/accounts", { token, body: { external_user_id: w.student.external_user_id } });
     expect(again.status).toBe(422);
     const scoped = await tokenRequest(w.p.client_id, w.p.client_secret, { grant_type: "client_credentials", scope: w.student.external_user_id });
     expect(scoped.status).toBe(400);
   });
 
   it("repeating the request returns the same erasure; the record of data requests lists it", async () => {
-    const again = await requestErasure(w.p, `/v0/accounts/${w.student.id}/erasure`);
+    const again = await requestAccountErasure(w.p, w.student.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ erasure_id: w.erasureId, status: "complete" });
     expect((await receipt(w.p, w.erasureId)).body).toEqual(w.receipt);
-    const records = await call("GET", `/v0/data-requests?subject_id=${w.student.id}`, { token: await freshAdminToken(w.p) });
+    const records = await api("GET", "/v0/data-requests", { token: await freshAdminToken(w.p), query: { subject_id: w.student.id } });
     expect(records.status).toBe(200);
     expect(records.body).toEqual([
       expect.objectContaining({

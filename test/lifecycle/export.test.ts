@@ -2,8 +2,10 @@ import { SELF } from "cloudflare:test";
 import { z } from "@hono/zod-openapi";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AccountExportSchema, DataRequestViewSchema, XapiStatementSchema } from "../../src/schemas/data-lifecycle";
-import { BASE, call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
+import { BASE } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 /**
  * GET /v0/accounts/{id}/export (decisions.md "Student data lifecycle"): the account's data as one
@@ -37,18 +39,19 @@ beforeAll(async () => {
   const goal = await createGoal(p, li1.id);
   await assignGoal(p, li1.id, goal.id, regs[0]!.id);
   const first = [
-    { type: "graded-events", module_id: "mref-a1", interaction_end_time: iso(30), is_correct: true, duration: 42_000, instance_hash: "v7" },
-    { type: "ungraded-events", module_id: "mref-b3", interaction_end_time: iso(29), duration: 180_000 },
-    { type: "graded-events", module_id: "mref-b1", interaction_end_time: iso(28), is_correct: false, goal_id: goal.id },
-    { type: "recommendation-followed", module_id: "mref-b2", time_followed: iso(27), recommendation_id: 3 },
+    { type: "graded-events" as const, module_id: "mref-a1", interaction_end_time: iso(30), is_correct: true, duration: 42_000, instance_hash: "v7" },
+    { type: "ungraded-events" as const, module_id: "mref-b3", interaction_end_time: iso(29), duration: 180_000 },
+    { type: "graded-events" as const, module_id: "mref-b1", interaction_end_time: iso(28), is_correct: false, goal_id: goal.id },
+    { type: "recommendation-followed" as const, module_id: "mref-b2", time_followed: iso(27), recommendation_id: 3 },
   ];
-  const batch = await call("POST", `/v0/registrations/${regs[0]!.id}/batch-events`, {
+  const batch = await api("POST", "/v0/registrations/{id}/batch-events", {
     token: p.adminToken,
     body: { goal_id: goal.id, events: [...first].reverse() },
+    path: { id: regs[0]!.id },
   });
   expect(batch.status).toBe(204);
   const statementId = crypto.randomUUID();
-  const xapi = await call("POST", "/v0/xapi/statements", {
+  const xapi = await api("POST", "/v0/xapi/statements", {
     token: p.adminToken,
     headers: { "X-Experience-API-Version": "1.0.3" },
     body: {
@@ -78,9 +81,9 @@ describe("GET /v0/accounts/{id}/export", () => {
     expect(first?.goal_assignments).toEqual([{ goal_id: l.goal.id, name: l.goal.name, assigned_at: expect.any(String) }]);
     // the focus the batch's goal_id made, then the events as they were sent (oldest first)
     expect(first?.events).toEqual([
-      { type: "focus-events", goal_id: l.goal.id, received_at: expect.any(String) },
+      { type: "focus-events" as const, goal_id: l.goal.id, received_at: expect.any(String) },
       {
-        type: "graded-events",
+        type: "graded-events" as const,
         module_id: "mref-a1",
         module: "mref-a1",
         interaction_end_time: l.sent[0]![0]!.interaction_end_time,
@@ -90,17 +93,17 @@ describe("GET /v0/accounts/{id}/export", () => {
         graph_version: 1,
         received_at: expect.any(String),
       },
-      expect.objectContaining({ type: "ungraded-events", module_id: "mref-b3", duration: 180_000 }),
-      expect.objectContaining({ type: "graded-events", module_id: "mref-b1", is_correct: false, goal_id: l.goal.id }),
+      expect.objectContaining({ type: "ungraded-events" as const, module_id: "mref-b3", duration: 180_000 }),
+      expect.objectContaining({ type: "graded-events" as const, module_id: "mref-b1", is_correct: false, goal_id: l.goal.id }),
       expect.objectContaining({
-        type: "recommendation-followed-events",
+        type: "recommendation-followed-events" as const,
         module_id: "mref-b2",
         time_followed: l.sent[0]![3]!.time_followed,
         recommendation_id: 3,
       }),
     ]);
     expect(second?.events).toEqual([
-      expect.objectContaining({ type: "graded-events", module_id: "mref-c1", is_correct: true, duration: 15_000, statement_id: l.statementId }),
+      expect.objectContaining({ type: "graded-events" as const, module_id: "mref-c1", is_correct: true, duration: 15_000, statement_id: l.statementId }),
     ]);
     // beliefs with their intervals, for the objectives the answers touched
     const objectives = first?.beliefs.map((b) => b.learning_objective_id);
@@ -142,12 +145,14 @@ describe("GET /v0/accounts/{id}/export", () => {
     const start = Date.now() - 3 * 3600_000;
     for (let b = 0; b < 5; b++) {
       const events = Array.from({ length: 500 }, (_, k) => ({
-        type: "graded-events",
+        type: "graded-events" as const,
         module_id: k % 2 ? "mref-a1" : "mref-b1",
         interaction_end_time: new Date(start + (b * 500 + k) * 1000).toISOString(),
         is_correct: k % 3 !== 0,
       })).reverse();
-      expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), body: { events } })).status).toBe(204);
+      expect(
+        (await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), body: { events }, path: { id: reg.id } })).status,
+      ).toBe(204);
     }
     const res = await exportOf(account.id);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -162,10 +167,10 @@ describe("GET /v0/accounts/{id}/export", () => {
   });
 
   it("is recorded: who asked, when, the format, the outcome and what was sent", async () => {
-    const before = await call("GET", `/v0/data-requests?subject_id=${l.account.id}&type=export`, { token: await freshAdminToken(l.p) });
+    const before = await api("GET", "/v0/data-requests", { token: await freshAdminToken(l.p), query: { subject_id: l.account.id, type: "export" } });
     const res = await exportOf(l.account.id);
     const bytes = (await res.arrayBuffer()).byteLength;
-    const records = await call("GET", `/v0/data-requests?subject_id=${l.account.id}&type=export`, { token: await freshAdminToken(l.p) });
+    const records = await api("GET", "/v0/data-requests", { token: await freshAdminToken(l.p), query: { subject_id: l.account.id, type: "export" } });
     expect(records.status).toBe(200);
     const list = z.array(DataRequestViewSchema).parse(records.body);
     expect(list).toHaveLength(before.body.length + 1);
@@ -190,7 +195,7 @@ describe("GET /v0/accounts/{id}/export", () => {
     const bad = await exportOf(l.account.id, "?format=csv");
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as Json).details).toEqual([expect.objectContaining({ path: "query.format" })]);
-    const records = await call("GET", `/v0/data-requests?subject_id=${unknown}`, { token: await freshAdminToken(l.p) });
+    const records = await api("GET", "/v0/data-requests", { token: await freshAdminToken(l.p), query: { subject_id: unknown } });
     expect(records.body).toEqual([]);
   });
 });

@@ -3,9 +3,11 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { AccountExportSchema } from "../../src/schemas/data-lifecycle";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { eventCount, registrationObject } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /**
  * Retention (decisions.md "Student data lifecycle"): the partner setting `event_retention_days`;
@@ -22,29 +24,30 @@ async function scheduledAt(whenMs: number): Promise<void> {
 }
 
 async function settings(p: Partner, body?: unknown) {
-  return call(body === undefined ? "GET" : "PUT", "/v0/partner/settings", { token: await freshAdminToken(p), body });
+  return rawCall(body === undefined ? "GET" : "PUT", "/v0/partner/settings", { token: await freshAdminToken(p), body });
 }
 
 async function postAnswers(p: Partner, regId: string, n: number, first: number): Promise<void> {
   const start = Date.now() - 2 * 3600_000;
   const events = Array.from({ length: n }, (_, k) => ({
-    type: "graded-events",
-    module_id: ["mref-a1", "mref-b1", "mref-c1"][(first + k) % 3],
+    type: "graded-events" as const,
+    module_id: ["mref-a1", "mref-b1", "mref-c1"][(first + k) % 3]!,
     interaction_end_time: new Date(start + (first + k) * 60_000).toISOString(),
     is_correct: (first + k) % 4 !== 0,
   })).reverse();
-  const res = await call("POST", `/v0/registrations/${regId}/batch-events`, { token: await freshAdminToken(p), body: { events } });
+  const res = await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), body: { events }, path: { id: regId } });
   expect(res.status).toBe(204);
 }
 
 /** What a partner and its instructors read about a learner: recommendation, status, proficiency with intervals. */
 async function whatTheyRead(p: Partner, li: Json, reg: Json, goalId: string) {
   const token = await freshAdminToken(p);
-  const rec = await call("GET", `/v0/registrations/${reg.id}/recommendation?goal_id=${goalId}`, { token });
-  const status = await call("POST", `/v0/learning-instances/${li.id}/metrics/status-and-progress`, { token, body: { goal_ids: [goalId] } });
-  const proficiency = await call("POST", `/v0/registrations/${reg.id}/metrics/proficiency/rows`, {
+  const rec = await api("GET", "/v0/registrations/{id}/recommendation", { token, path: { id: reg.id }, query: { goal_id: goalId } });
+  const status = await api("POST", "/v0/learning-instances/{id}/metrics/status-and-progress", { token, body: { goal_ids: [goalId] }, path: { id: li.id } });
+  const proficiency = await api("POST", "/v0/registrations/{id}/metrics/proficiency/rows", {
     token,
     body: { learning_objective_ids: ["lref-a", "lref-b", "lref-c"] },
+    path: { id: reg.id },
   });
   expect([rec.status, status.status, proficiency.status]).toEqual([200, 200, 200]);
   return { recommendation: rec.body, status: status.body, proficiency: proficiency.body };
@@ -96,8 +99,9 @@ describe("event retention", () => {
     expect(await whatTheyRead(p, li, reg, goal.id)).toEqual(before);
 
     // the export says how many events retention removed
-    const exported = AccountExportSchema.parse((await call("GET", `/v0/accounts/${reg.account_id}/export`, { token: await freshAdminToken(p) })).body)
-      .registrations[0];
+    const exported = AccountExportSchema.parse(
+      (await api("GET", "/v0/accounts/{account_id}/export", { token: await freshAdminToken(p), path: { account_id: reg.account_id } })).body,
+    ).registrations[0];
     expect(exported?.events).toHaveLength(12);
     expect(exported?.events_removed_by_retention).toBe(30);
 

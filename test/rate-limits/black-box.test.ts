@@ -6,9 +6,11 @@ import type { IpGate } from "../../src/objects/ip-gate";
 import { type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { findAccountByExternalId } from "../../src/services/accounts";
-import { type ApiResponse, call, newPartner, tokenRequest, uniqueId } from "../support/api";
+import { newPartner, tokenRequest, uniqueId } from "../support/api";
 import { assignmentPath, createGoal, goalWorld } from "../support/goals";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { gateOf } from "../support/tokens";
+import { api } from "../support/typed-api";
 
 /**
  * Through the Worker (SELF.fetch) with the configured limits: tests cannot change env per test,
@@ -43,7 +45,7 @@ describe("token limits through the API", () => {
     const p = await newPartner();
     const limit = limitOf("GET /v0/accounts/current");
     for (let i = 1; i <= limit; i++) {
-      const res = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+      const res = await api("GET", "/v0/accounts/current", { token: p.adminToken });
       expect(res.status, `request ${i}`).toBe(200);
       expect(res.headers.get("RateLimit-Limit")).toBe(String(limit));
       expect(res.headers.get("RateLimit-Remaining")).toBe(String(limit - i));
@@ -51,34 +53,34 @@ describe("token limits through the API", () => {
       expect(reset).toBeGreaterThanOrEqual(1);
       expect(reset).toBeLessThanOrEqual(60);
     }
-    const refused = await call("GET", "/v0/accounts/current", { token: p.adminToken });
+    const refused = await api("GET", "/v0/accounts/current", { token: p.adminToken });
     expectTooMany(refused, "token-limited");
     expect(refused.headers.get("RateLimit-Limit")).toBe(String(limit));
     expect(refused.headers.get("RateLimit-Remaining")).toBe("0");
     expect(refused.headers.get("X-Request-Id")).toBeTruthy();
 
-    const other = await call("GET", `/v0/accounts/${p.admin_account_id}`, { token: p.adminToken });
+    const other = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: p.admin_account_id } });
     expect(other.status).toBe(200);
     expect(other.headers.get("RateLimit-Remaining")).toBe(String(limitOf("GET /v0/accounts/{account_id}") - 1));
 
     const secondToken = await p.tokenFor(p.admin_external_user_id);
-    expect((await call("GET", "/v0/accounts/current", { token: secondToken })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: secondToken })).status).toBe(200);
   });
 
   it("counts per concrete path; spellings of one id share a window", async () => {
     const p = await newPartner();
     const limit = limitOf("GET /v0/accounts/{account_id}");
     const id = p.admin_account_id;
-    for (let i = 0; i < limit; i++) expect((await call("GET", `/v0/accounts/${id}`, { token: p.adminToken })).status).toBe(200);
-    expectTooMany(await call("GET", `/v0/accounts/${id.toUpperCase()}`, { token: p.adminToken }), "token-limited");
-    const another = await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: p.adminToken });
+    for (let i = 0; i < limit; i++) expect((await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: id } })).status).toBe(200);
+    expectTooMany(await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: id.toUpperCase() } }), "token-limited");
+    const another = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: crypto.randomUUID() } });
     expect(another.status).toBe(404);
     expect(another.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
   });
 
   it("error responses of a limited endpoint carry the informational headers too", async () => {
     const p = await newPartner();
-    const res = await call("GET", "/v0/accounts/not-a-uuid", { token: p.adminToken });
+    const res = await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: "not-a-uuid" } });
     expect(res.status).toBe(400);
     expect(res.headers.get("RateLimit-Limit")).toBe(String(limitOf("GET /v0/accounts/{account_id}")));
     expect(res.headers.get("RateLimit-Remaining")).toBe(String(limitOf("GET /v0/accounts/{account_id}") - 1));
@@ -96,14 +98,14 @@ describe("token limits through the API", () => {
       for (let i = 0; i < limit; i++) state.storage.sql.exec("INSERT INTO rl_hits (bucket, t) VALUES (?, ?)", window, now);
     });
     const externalUserId = uniqueId("refused");
-    const res = await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
+    const res = await api("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
     expectTooMany(res, "token-limited");
     expect(await findAccountByExternalId(openDb(env.DB), p.partner_id, externalUserId)).toBeUndefined();
     await runInDurableObject(gate, (_: TokenGate, state) => {
       expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM rl_hits WHERE bucket = ?", window).one().n).toBe(limit);
     });
     // other writes of the same token still work
-    const li = await call("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-none", name: "Course" } });
+    const li = await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: "gref-none", name: "Course" } });
     expect(li.status).not.toBe(429);
   });
 });
@@ -112,22 +114,31 @@ describe("batch goal assignment: assign and unassign requests in separate window
   it("10 assign requests per minute; unassign requests still pass (100 per minute); a malformed body has its own window", async () => {
     const w = await goalWorld();
     const goal = await createGoal(w.p, w.li.id);
-    const path = assignmentPath(w.li.id, goal.id);
     const key = "PUT /v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations";
     const assignLimit = scaledLimit(rateLimits[key]!.actions!.assign!, cfg.multiplier);
     const unassignLimit = scaledLimit(rateLimits[key]!.actions!.unassign!, cfg.multiplier);
-    const body = (action: string) => ({ action, registration_ids: [w.learners[0]!.id] });
+    const batch = (action: "assign" | "unassign") =>
+      api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations", {
+        token: w.p.adminToken,
+        path: { id: w.li.id, goal_id: goal.id },
+        body: { action, registration_ids: [w.learners[0]!.id] },
+      });
     for (let i = 0; i < assignLimit; i++) {
-      const res = await call("PUT", path, { token: w.p.adminToken, body: body("assign") });
+      const res = await batch("assign");
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.headers.get("RateLimit-Limit")).toBe(String(assignLimit));
     }
-    expectTooMany(await call("PUT", path, { token: w.p.adminToken, body: body("assign") }), "token-limited");
-    const unassign = await call("PUT", path, { token: w.p.adminToken, body: body("unassign") });
+    expectTooMany(await batch("assign"), "token-limited");
+    const unassign = await batch("unassign");
     expect(unassign.status).toBe(200);
     expect(unassign.headers.get("RateLimit-Limit")).toBe(String(unassignLimit));
     expect(unassign.headers.get("RateLimit-Remaining")).toBe(String(unassignLimit - 1));
-    const malformed = await call("PUT", path, { token: w.p.adminToken, raw: "{nope", headers: { "Content-Type": "application/json" } });
+    // a body that is not JSON, on purpose: it is counted in a window of its own
+    const malformed = await rawCall("PUT", assignmentPath(w.li.id, goal.id), {
+      token: w.p.adminToken,
+      raw: "{nope",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.headers.get("RateLimit-Remaining")).toBe(String(assignLimit - 1));
   });
@@ -137,7 +148,7 @@ describe("IP limits through the API", () => {
   const ipLimit = scaledLimit(cfg.ipLimit, cfg.multiplier);
   const interval = 60_000 / ipLimit;
   const unknownClientTokenRequest = (ip: string) =>
-    call("POST", "/v0/oauth/token", {
+    rawCall("POST", "/v0/oauth/token", {
       raw: "grant_type=client_credentials&scope=x",
       headers: { Authorization: `Basic ${btoa("no-such-client:secret")}`, "Content-Type": "application/x-www-form-urlencoded", "CF-Connecting-IP": ip },
     });
@@ -179,16 +190,14 @@ describe("IP limits through the API", () => {
 
   it("failed authentication is IP-limited per (IP, path): the 401 beyond the limit is answered late", async () => {
     const ip = freshIp();
-    const responses = await Promise.all(
-      Array.from({ length: ipLimit + 1 }, () => call("GET", "/v0/accounts/current", { headers: { "CF-Connecting-IP": ip } })),
-    );
+    const responses = await Promise.all(Array.from({ length: ipLimit + 1 }, () => api("GET", "/v0/accounts/current", { headers: { "CF-Connecting-IP": ip } })));
     expect(responses.every((r) => r.status === 401)).toBe(true);
     const delayed = responses.filter((r) => r.headers.has("X-Service-Rate-Delay"));
     expect(delayed).toHaveLength(1);
     expect(Number(delayed[0]!.headers.get("X-Service-Rate-Delay"))).toBeGreaterThan(interval - 1000);
     expect(delayed[0]!.headers.get("WWW-Authenticate")).toContain("Bearer");
     // another path from the same IP has its own budget
-    const other = await call("GET", "/v0/learning-instances", { headers: { "CF-Connecting-IP": ip } });
+    const other = await api("GET", "/v0/learning-instances", { headers: { "CF-Connecting-IP": ip } });
     expect(other.status).toBe(401);
     expect(other.headers.has("X-Service-Rate-Delay")).toBe(false);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, newPartner, register } from "../support/api";
+import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { eventCount, learnerState } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /** Spec 8 / issue 5 "Done when": a request refused by the rate limiter is not processed. */
 
@@ -14,13 +15,13 @@ describe("graded events beyond the token limit", () => {
     const owner = await createAccount(p);
     const reg = await register(p, owner.id, li.id, "learner");
     const token = await p.tokenFor(owner.external_user_id);
-    const url = `/v0/registrations/${reg.id}/graded-events`;
 
     // 15 graded events with one token: the whole 15/min window of this registration's endpoint
     for (let i = 0; i < 15; i++) {
-      const res = await call("POST", url, {
+      const res = await api("POST", "/v0/registrations/{id}/graded-events", {
         token,
-        body: { module_id: ATOMS[i % ATOMS.length], interaction_end_time: secondsAgo(60 - i), is_correct: i % 2 === 0, duration: 10_000 },
+        path: { id: reg.id },
+        body: { module_id: ATOMS[i % ATOMS.length]!, interaction_end_time: secondsAgo(60 - i), is_correct: i % 2 === 0, duration: 10_000 },
       });
       expect(res.status, `event ${i + 1}: ${JSON.stringify(res.body)}`).toBe(204);
       expect(res.headers.get("RateLimit-Remaining")).toBe(String(14 - i));
@@ -30,8 +31,9 @@ describe("graded events beyond the token limit", () => {
     expect(countBefore).toBe(15);
     expect(stateBefore.seq).toBe(15);
 
-    const refused = await call("POST", url, {
+    const refused = await api("POST", "/v0/registrations/{id}/graded-events", {
       token,
+      path: { id: reg.id },
       body: { module_id: "mref-a1", interaction_end_time: secondsAgo(1), is_correct: false, duration: 10_000 },
     });
     expect(refused.status).toBe(429);

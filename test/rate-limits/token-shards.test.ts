@@ -6,8 +6,10 @@ import { admitRequest } from "../../src/http/admit";
 import { type LimitCheck, type TokenGate, windowKey } from "../../src/objects/token-gate";
 import { rateLimits, scaledLimit } from "../../src/rate-limits/table";
 import { DEFAULT_TOKEN_GATE_SHARDS, shardIndex, shardName } from "../../src/rate-limits/token-shards";
-import { call, newPartner } from "../support/api";
+import { newPartner } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { gateOf } from "../support/tokens";
+import { api } from "../support/typed-api";
 
 /**
  * One token's gate split into shards (docs/rate-limits.md "Shards"): every window still lives in
@@ -245,15 +247,17 @@ describe("through the API: one token over the shards of its gate", () => {
     ];
     for (const path of [a, b]) {
       for (let i = 1; i <= limit; i++) {
-        const res = await call("GET", path, { token: p.adminToken });
+        const res = await rawCall("GET", path, { token: p.adminToken });
         expect(res.status, `${path} request ${i}`).toBe(404);
         expect(res.headers.get("RateLimit-Remaining")).toBe(String(limit - i));
       }
-      expect((await call("GET", path, { token: p.adminToken })).status).toBe(429);
+      expect((await rawCall("GET", path, { token: p.adminToken })).status).toBe(429);
       // another spelling of the same id: the same window, so the same shard
-      expect((await call("GET", `/v0/accounts/${path.slice("/v0/accounts/".length).toUpperCase()}`, { token: p.adminToken })).status).toBe(429);
+      expect(
+        (await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: path.slice("/v0/accounts/".length).toUpperCase() } })).status,
+      ).toBe(429);
     }
-    const other = await call("GET", sameShardAsA, { token: p.adminToken });
+    const other = await rawCall("GET", sameShardAsA, { token: p.adminToken });
     expect(other.status).toBe(404);
     expect(other.headers.get("RateLimit-Remaining")).toBe(String(limit - 1));
     // the rows are where protect sends the requests: shard 2 holds a's window, shard 11 b's
@@ -270,7 +274,7 @@ describe("through the API: one token over the shards of its gate", () => {
   it("one token's requests to 64 registrations spread over the shards", async () => {
     const p = await newPartner();
     const paths = Array.from({ length: 64 }, (_, i) => `/v0/registrations/00000000-0000-4000-8000-${i.toString(16).padStart(12, "0")}`);
-    for (const path of paths) expect((await call("GET", path, { token: p.adminToken })).status).toBe(404);
+    for (const path of paths) expect((await rawCall("GET", path, { token: p.adminToken })).status).toBe(404);
     const used = new Set(paths.map((path) => shardIndex(`GET ${path}`, DEFAULT_TOKEN_GATE_SHARDS)));
     expect(used.size).toBeGreaterThanOrEqual(12);
     for (const path of paths) {

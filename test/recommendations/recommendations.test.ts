@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { INTENTS_BY_BEHAVIOR } from "../../src/policy";
 import { RecommendationSchema } from "../../src/schemas/recommendations";
-import { call, freshAdminToken } from "../support/api";
+import { freshAdminToken } from "../support/api";
 import { assignGoal } from "../support/goals";
+import { rawCall } from "../support/raw-call";
 import { answer, answers, recommendation, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /** Spec 2.4 / 4.5 through the Worker: the demo graph is lref-a <- lref-b <- lref-c (c needs b needs a), lref-a <- lref-d. */
 
@@ -21,10 +23,11 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
     expect(Number.isSafeInteger(rec.recommendation_id)).toBe(true);
     // asked again, with other flags, and after an event that does not move the model: the same id
     expect((await recommendation(w)).body.recommendation_id).toBe(rec.recommendation_id);
-    expect((await recommendation(w, "&justifications=true&continued_recommendations=true")).body.recommendation_id).toBe(rec.recommendation_id);
-    const followed = await call("POST", `/v0/registrations/${w.reg.id}/recommendation-followed-events`, {
+    expect((await recommendation(w, { justifications: "true", continued_recommendations: "true" })).body.recommendation_id).toBe(rec.recommendation_id);
+    const followed = await api("POST", "/v0/registrations/{id}/recommendation-followed-events", {
       token: await freshAdminToken(w.p),
-      body: { module_id: rec.module_ids[0], time_followed: new Date(Date.now() - 1000).toISOString(), recommendation_id: rec.recommendation_id },
+      body: { module_id: rec.module_ids[0]!, time_followed: new Date(Date.now() - 1000).toISOString(), recommendation_id: rec.recommendation_id },
+      path: { id: w.reg.id },
     });
     expect(followed.status).toBe(204);
     expect((await recommendation(w)).body.recommendation_id).toBe(rec.recommendation_id);
@@ -40,18 +43,22 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
     const w = await tutoringWorld();
     const cycle: [string, boolean][] = ["mref-a1", "mref-a2", "mref-b1", "mref-b2", "mref-c1", "mref-c2"].map((m) => [m, true]);
     await answers(w, [...cycle, ...cycle, ...cycle, ...cycle, ...cycle]);
-    const done = await recommendation(w, "&justifications=true");
+    const done = await recommendation(w, { justifications: "true" });
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ status: "ready", module_ids: [], stuck: false });
     expect(done.body.justifications).toBeUndefined();
-    const more = await recommendation(w, "&continued_recommendations=true&justifications=true");
+    const more = await recommendation(w, { continued_recommendations: "true", justifications: "true" });
     expect(more.body.status).toBe("ready");
     expect(more.body.module_ids.length).toBeGreaterThan(0);
-    const top = more.body.justifications[more.body.module_ids[0]];
+    const top = more.body.justifications![more.body.module_ids[0]!]!;
     expect(top.intent).toBe("continued_practice");
     // status and progress agree: complete
-    const status = await call("POST", `/v0/registrations/${w.reg.id}/metrics/status-and-progress`, { token: w.p.adminToken, body: { goal_ids: [w.goalId] } });
-    expect(status.body.data[0].status_and_progress[0]).toMatchObject({ status: "complete", progress: 1, work_remaining: 0 });
+    const status = await api("POST", "/v0/registrations/{id}/metrics/status-and-progress", {
+      token: w.p.adminToken,
+      body: { goal_ids: [w.goalId] },
+      path: { id: w.reg.id },
+    });
+    expect(status.body.data[0]!.status_and_progress[0]).toMatchObject({ status: "complete", progress: 1, work_remaining: 0 });
   });
 
   it("remediates a prerequisite the learner fails, with a remedial justification toward the target", async () => {
@@ -68,8 +75,8 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
       ["mref-b2", false],
       ["mref-c1", false],
     ]);
-    const res = await recommendation(w, "&justifications=true");
-    const top = res.body.justifications[res.body.module_ids[0]];
+    const res = await recommendation(w, { justifications: "true" });
+    const top = res.body.justifications![res.body.module_ids[0]!]!;
     expect(top).toMatchObject({ target_learning_objective_id: "lref-c", remedial: true });
     expect(["lref-a", "lref-b"]).toContain(top.current_learning_objective_id);
     expect(res.body.module_ids[0]).toMatch(/^mref-[ab]/);
@@ -85,8 +92,12 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
       if (!stuck) await answer(w, rec.body.module_ids.find((m: string) => m !== "mref-a3") ?? "mref-a1", false);
     }
     expect(stuck).toBe(true);
-    const status = await call("POST", `/v0/registrations/${w.reg.id}/metrics/status-and-progress`, { token: w.p.adminToken, body: { goal_ids: [w.goalId] } });
-    expect(status.body.data[0].status_and_progress[0].status).toBe("struggling");
+    const status = await api("POST", "/v0/registrations/{id}/metrics/status-and-progress", {
+      token: w.p.adminToken,
+      body: { goal_ids: [w.goalId] },
+      path: { id: w.reg.id },
+    });
+    expect(status.body.data[0]!.status_and_progress[0]!.status).toBe("struggling");
   });
 
   it("only carries intents of its goal's adaptive_behavior", async () => {
@@ -94,10 +105,10 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
       const w = await tutoringWorld({ name: behavior, adaptive_behavior: behavior, targets: { include: ["lref-c", "lref-d"] } });
       const seen = new Set<string>();
       for (let i = 0; i < 14; i++) {
-        const rec = await recommendation(w, "&justifications=true");
+        const rec = await recommendation(w, { justifications: "true" });
         const top = rec.body.module_ids[0];
         if (!top) break;
-        seen.add(rec.body.justifications[top].intent);
+        seen.add(rec.body.justifications![top]!.intent);
         await answer(w, top, i % 3 !== 0);
       }
       expect(seen.size).toBeGreaterThan(0);
@@ -107,22 +118,30 @@ describe("GET /v0/registrations/{id}/recommendation", () => {
 
   it("404 for a goal not assigned to the registration or not in its instance; 400 without a valid goal_id", async () => {
     const w = await tutoringWorld();
-    const other = await call("POST", `/v0/learning-instances/${w.li.id}/scoped-goals`, {
+    const other = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token: w.p.adminToken,
       body: { name: "Unassigned", adaptive_behavior: "practice", targets: { include: ["lref-d"] } },
+      path: { id: w.li.id },
     });
-    expect((await recommendation(w, "", other.body.id)).status).toBe(404);
-    expect((await recommendation(w, "", crypto.randomUUID())).status).toBe(404);
-    const noGoal = await call("GET", `/v0/registrations/${w.reg.id}/recommendation`, { token: w.p.adminToken });
+    expect((await recommendation(w, {}, other.body.id)).status).toBe(404);
+    expect((await recommendation(w, {}, crypto.randomUUID())).status).toBe(404);
+    const noGoal = await api("GET", "/v0/registrations/{id}/recommendation", { token: w.p.adminToken, path: { id: w.reg.id } });
     expect(noGoal.status).toBe(400);
-    expect((await recommendation(w, "", "not-a-uuid")).status).toBe(400);
-    expect((await recommendation(w, "&justifications=maybe")).status).toBe(400);
+    expect((await recommendation(w, {}, "not-a-uuid")).status).toBe(400);
+    expect(
+      (await rawCall("GET", `/v0/registrations/${w.reg.id}/recommendation?goal_id=${w.goalId}&justifications=maybe`, { token: await freshAdminToken(w.p) }))
+        .status,
+    ).toBe(400);
     // once assigned, it answers
     await assignGoal(w.p, w.li.id, other.body.id, w.reg.id);
-    expect((await recommendation(w, "", other.body.id)).status).toBe(200);
+    expect((await recommendation(w, {}, other.body.id)).status).toBe(200);
     // a registration of another instance does not see this instance's goals
     const elsewhere = await tutoringWorld(undefined, w.p);
-    const foreign = await call("GET", `/v0/registrations/${elsewhere.reg.id}/recommendation?goal_id=${w.goalId}`, { token: w.p.adminToken });
+    const foreign = await api("GET", "/v0/registrations/{id}/recommendation", {
+      token: w.p.adminToken,
+      path: { id: elsewhere.reg.id },
+      query: { goal_id: w.goalId },
+    });
     expect(foreign.status).toBe(404);
   });
 });

@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Schemas } from "../../client";
 import { expectErrorBody } from "../core-api/fixture";
-import { type ApiResponse, call, type Json, uniqueId } from "../support/api";
+import { uniqueId } from "../support/api";
+import type { ApiResponse } from "../support/raw-call";
 import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene" (turn 3), the requests of issue 19: predicted score refuses work over its
@@ -14,11 +17,10 @@ beforeAll(async () => {
   w = await tutoringWorld();
 });
 
-const PREDICTED = "/v0/accounts/metrics/predicted-score";
 const accounts = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
 const objectives = (n: number, prefix = "") => Array.from({ length: n }, (_, i) => ({ learning_objective_id: `lref-${prefix}${i}` }));
 const levels = (n: number) => Array.from({ length: n }, (_, i) => i);
-const predicted = (body: Json) => call("POST", PREDICTED, { token: w.p.adminToken, body });
+const predicted = (body: Schemas["PredictedScoreRequest"]) => api("POST", "/v0/accounts/metrics/predicted-score", { token: w.p.adminToken, body });
 
 function expectLimit(res: ApiResponse, names: RegExp) {
   expectErrorBody(res, 422);
@@ -35,8 +37,8 @@ describe("predicted score: bounded work, 422 naming the limit", () => {
       get_learning_objective_scores: true,
     });
     expectLimit(res, /at most 20 groups/);
-    expect(JSON.stringify(res.body.details)).toMatch(/at most 11 confidence levels/);
-    expect(JSON.stringify(res.body.details)).toMatch(/at most 200 distinct objectives/);
+    expect(JSON.stringify(res.error.details)).toMatch(/at most 11 confidence levels/);
+    expect(JSON.stringify(res.error.details)).toMatch(/at most 200 distinct objectives/);
   });
 
   it("each single limit: accounts, groups, objectives per group, levels", async () => {
@@ -81,7 +83,7 @@ describe("predicted score: bounded work, 422 naming the limit", () => {
   });
 
   it("a request inside every limit is answered (not refused for its size)", async () => {
-    const accountId = (await call("GET", `/v0/registrations/${w.reg.id}`, { token: w.p.adminToken })).body.account_id;
+    const accountId = (await api("GET", "/v0/registrations/{reg_id}", { token: w.p.adminToken, path: { reg_id: w.reg.id } })).body.account_id;
     const res = await predicted({
       account_ids: [accountId],
       graph_ids: ["gref-demo"],
@@ -91,12 +93,12 @@ describe("predicted score: bounded work, 422 naming the limit", () => {
       get_overall_score: true,
     });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
-    expect(res.body.account_scores[accountId].learning_objective_scores).toHaveLength(4);
+    expect(res.body.account_scores[accountId]!.learning_objective_scores).toHaveLength(4);
   });
 });
 
 describe("identifiers: Unicode category and NFC (400 with the path)", () => {
-  const create = (external_user_id: string) => call("POST", "/v0/accounts", { token: w.p.adminToken, body: { external_user_id } });
+  const create = (external_user_id: string) => api("POST", "/v0/accounts", { token: w.p.adminToken, body: { external_user_id } });
 
   it.each([
     ["a tag character", "tag\u{E0041}x"],
@@ -108,7 +110,7 @@ describe("identifiers: Unicode category and NFC (400 with the path)", () => {
   ])("refuses %s", async (_what, id) => {
     const res = await create(`${uniqueId()}-${id}`);
     expectErrorBody(res, 400);
-    expect(res.body.details[0].path).toBe("body.external_user_id");
+    expect(res.error.details![0]!.path).toBe("body.external_user_id");
   });
 
   it("accepts composed letters, other scripts and a plain space", async () => {
@@ -118,7 +120,7 @@ describe("identifiers: Unicode category and NFC (400 with the path)", () => {
 
 describe("one date range, 1970..2100, for every date field", () => {
   const activeTime = (start_date: string, end_date: string) =>
-    call("POST", `/v0/registrations/${w.reg.id}/metrics/active-time/rows`, { token: w.p.adminToken, body: { start_date, end_date } });
+    api("POST", "/v0/registrations/{id}/metrics/active-time/rows", { token: w.p.adminToken, body: { start_date, end_date }, path: { id: w.reg.id } });
 
   it.each([
     ["0001-01-01", "0001-01-07"],
@@ -137,17 +139,19 @@ describe("one date range, 1970..2100, for every date field", () => {
 
 describe("objective ids checked against the graph", () => {
   it("proficiency rows with an objective the graph does not have → 422 naming it, as predicted score", async () => {
-    const res = await call("POST", `/v0/learning-instances/${w.li.id}/metrics/proficiency/rows`, {
+    const res = await api("POST", "/v0/learning-instances/{id}/metrics/proficiency/rows", {
       token: w.p.adminToken,
       body: { learning_objective_ids: ["lref-a", "lref-nope"] },
+      path: { id: w.li.id },
     });
     expectErrorBody(res, 422);
-    expect(res.body.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[1]" })]);
-    const row = await call("POST", `/v0/registrations/${w.reg.id}/metrics/proficiency/rows`, {
+    expect(res.error.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[1]" })]);
+    const row = await api("POST", "/v0/registrations/{id}/metrics/proficiency/rows", {
       token: w.p.adminToken,
       body: { learning_objective_ids: ["lref-nope", "lref-a"] },
+      path: { id: w.reg.id },
     });
     expectErrorBody(row, 422);
-    expect(row.body.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[0]" })]);
+    expect(row.error.details).toEqual([expect.objectContaining({ path: "body.learning_objective_ids[0]" })]);
   });
 });

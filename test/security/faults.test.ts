@@ -1,6 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { accessTokens, deadLetters, goalAssignments, goals, itemParams, learningInstances, registrations } from "../../src/db/schema";
 import type { Env } from "../../src/env";
@@ -8,23 +9,14 @@ import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { expectErrorBody } from "../core-api/fixture";
-import {
-  type ApiResponse,
-  call,
-  createAccount,
-  createInstance,
-  freshAdminToken,
-  type Json,
-  newPartner,
-  type Partner,
-  register,
-  uniqueId,
-} from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { fetchWith } from "../support/app";
 import { rowCounts } from "../support/d1-counts";
 import { interceptD1 } from "../support/d1-intercept";
 import { demoGraph } from "../support/demo-graph";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount, learnerState, outboxSize, registrationObject, replayedState } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /**
  * Fault injection inside workerd (docs/security.md "Failures"), with no test hook in production
@@ -50,9 +42,9 @@ describe("a RegistrationObject that throws mid-ingest", () => {
   it("stores nothing, answers a retryable 503 with error_id and Retry-After; the retry with its Idempotency-Key stores the events once", async () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const url = `/v0/registrations/${reg.id}/batch-events`;
-    const first = await call("POST", url, {
+    const first = await api("POST", "/v0/registrations/{id}/batch-events", {
       token: await freshAdminToken(p),
+      path: { id: reg.id },
       body: { events: [{ type: "graded-events", module_id: "mref-a1", interaction_end_time: minutesAgo(10), is_correct: true }] },
     });
     expect(first.status).toBe(204);
@@ -72,14 +64,16 @@ describe("a RegistrationObject that throws mid-ingest", () => {
       }) as typeof sql.exec;
     });
     const key = `fault-${crypto.randomUUID()}`;
-    const body = {
+    const body: Schemas["BatchEvents"] = {
       events: [
         { type: "graded-events", module_id: "mref-b2", interaction_end_time: minutesAgo(1), is_correct: false },
         { type: "ungraded-events", module_id: "mref-b3", interaction_end_time: minutesAgo(2) },
         { type: "graded-events", module_id: "mref-b1", interaction_end_time: minutesAgo(3), is_correct: true },
       ],
     };
-    const failed = await call("POST", url, { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, body });
+    const batch = async () =>
+      api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, path: { id: reg.id }, body });
+    const failed = await batch();
     expectErrorBody(failed, 503);
     expect(failed.headers.get("retry-after")).toMatch(/^\d+$/);
     expect(JSON.stringify(failed.body)).not.toMatch(/injected|storage failure/); // no internal reason leaks
@@ -93,7 +87,7 @@ describe("a RegistrationObject that throws mid-ingest", () => {
     expect(keyStored).toBe(0);
 
     for (let i = 0; i < 2; i++) {
-      const retry = await call("POST", url, { token: await freshAdminToken(p), headers: { "Idempotency-Key": key }, body });
+      const retry = await batch();
       expect(retry.status, JSON.stringify(retry.body)).toBe(204);
       expect(await eventCount(reg.id)).toBe(before.events + 3);
     }
@@ -137,9 +131,10 @@ describe("D1 failing during a multi-row write leaves nothing half-written", () =
   it("deleting a learning instance: its registrations and goals stay live, the retried DELETE finishes", async () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    const goal = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token: await freshAdminToken(p),
       body: { name: "G", adaptive_behavior: "practice", targets: { include: ["lref-a"] } },
+      path: { id: li.id },
     });
     const { steps, last } = await failEachStep(
       /^update "registrations"/i,
@@ -152,7 +147,7 @@ describe("D1 failing during a multi-row write leaves nothing half-written", () =
     );
     expect(steps).toBe(2); // failed after the registrations' update, and after the goals' update
     expect(last.status).toBe(204); // the retry, on a healthy D1, finished the delete
-    expect((await call("GET", `/v0/registrations/${reg.id}`, { token: await freshAdminToken(p) })).status).toBe(404);
+    expect((await api("GET", "/v0/registrations/{reg_id}", { token: await freshAdminToken(p), path: { reg_id: reg.id } })).status).toBe(404);
   });
 
   it("creating a goal assigned to the learners: no goal and no assignment", async () => {
@@ -177,9 +172,10 @@ describe("D1 failing during a multi-row write leaves nothing half-written", () =
   it("deleting a goal: it keeps its assignments", async () => {
     const li = await createInstance(p);
     await register(p, (await createAccount(p)).id, li.id, "learner"); // the learner the goal is assigned to
-    const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    const goal = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token: await freshAdminToken(p),
       body: { name: "G", adaptive_behavior: "practice", targets: { include: ["lref-a"] }, config: { assign_to: "learners" } },
+      path: { id: li.id },
     });
     await failEachStep(
       /^delete from "goal_assignments"/i,
@@ -229,7 +225,7 @@ describe("D1 failing during a multi-row write leaves nothing half-written", () =
         },
       ],
       async () => {
-        expect((await call("GET", `/v0/graphs/${label}`, { token: await freshAdminToken(p) })).status).toBe(404);
+        expect((await api("GET", "/v0/graphs/{graph_id}", { token: await freshAdminToken(p), path: { graph_id: label } })).status).toBe(404);
       },
     );
   });
@@ -357,7 +353,7 @@ describe("a TokenGate that cannot be reached", () => {
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect(JSON.stringify(res.body)).not.toMatch(/injected/);
       // nothing was created: the id is still free
-      expect((await call("POST", "/v0/accounts", { token: await freshAdminToken(p), body: { external_user_id: ext } })).status).toBe(201);
+      expect((await api("POST", "/v0/accounts", { token: await freshAdminToken(p), body: { external_user_id: ext } })).status).toBe(201);
     }
   });
 

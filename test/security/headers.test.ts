@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type ApiResponse, call, createAccount, newPartner, type Partner, tokenRequest, uniqueId } from "../support/api";
+import { createAccount, newPartner, type Partner, tokenRequest, uniqueId } from "../support/api";
 import { fetchWith } from "../support/app";
+import { type ApiResponse, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 /**
  * Response headers (docs/security.md): nosniff on everything the Worker answers, no-store on the
@@ -16,17 +18,17 @@ beforeAll(async () => {
 async function samples(): Promise<[string, ApiResponse][]> {
   const account = await createAccount(p);
   return [
-    ["200", await call("GET", "/v0/accounts/current", { token: p.adminToken })],
-    ["201", await call("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: uniqueId() } })],
-    ["204", await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken })],
-    ["400", await call("GET", "/v0/accounts/not-a-uuid", { token: p.adminToken })],
-    ["401", await call("GET", "/v0/accounts/current")],
-    ["404", await call("GET", `/v0/accounts/${crypto.randomUUID()}`, { token: p.adminToken })],
-    ["404 route", await call("GET", "/v0/nowhere")],
-    ["413", await call("POST", "/v0/accounts", { token: p.adminToken, raw: "x".repeat(1024 * 1024 + 1), headers: { "Content-Type": "application/json" } })],
+    ["200", await api("GET", "/v0/accounts/current", { token: p.adminToken })],
+    ["201", await api("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: uniqueId() } })],
+    ["204", await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } })],
+    ["400", await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: "not-a-uuid" } })],
+    ["401", await api("GET", "/v0/accounts/current")],
+    ["404", await api("GET", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: crypto.randomUUID() } })],
+    ["404 route", await rawCall("GET", "/v0/nowhere")],
+    ["413", await rawCall("POST", "/v0/accounts", { token: p.adminToken, raw: "x".repeat(1024 * 1024 + 1), headers: { "Content-Type": "application/json" } })],
     ["token 200", await tokenRequest(p.client_id, p.client_secret, { grant_type: "client_credentials", scope: p.admin_external_user_id })],
     ["token 401", await tokenRequest(p.client_id, "wrong", { grant_type: "client_credentials", scope: p.admin_external_user_id })],
-    ["openapi", await call("GET", "/v0/openapi.json")],
+    ["openapi", await rawCall("GET", "/v0/openapi.json")],
   ];
 }
 
@@ -39,16 +41,16 @@ describe("every Worker response", () => {
       expect(res.headers.get("x-content-type-options"), what).toBe("nosniff");
       expect(res.headers.get("cache-control"), what).toBe("no-store");
     }
-    const docs = await call("GET", "/docs");
+    const docs = await rawCall("GET", "/docs");
     expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
-    const unknown = await call("GET", "/nowhere");
+    const unknown = await rawCall("GET", "/nowhere");
     expect(unknown.headers.get("x-content-type-options")).toBe("nosniff");
   });
 });
 
 describe("GET /docs", () => {
   it("has a Content-Security-Policy allowing only this origin's scripts, styles and fetches, no inline code, no framing", async () => {
-    const res = await call("GET", "/docs");
+    const res = await rawCall("GET", "/docs");
     expect(res.status).toBe(200);
     const csp = res.headers.get("content-security-policy") ?? "";
     const directives = Object.fromEntries(
@@ -80,7 +82,7 @@ describe("CORS", () => {
     });
 
   it("off by default: no Access-Control-* header on requests or preflights", async () => {
-    const res = await call("GET", "/v0/accounts/current", { token: p.adminToken, headers: { Origin: ORIGIN } });
+    const res = await api("GET", "/v0/accounts/current", { token: p.adminToken, headers: { Origin: ORIGIN } });
     expect(res.status).toBe(200);
     expect([...res.headers.keys()].filter((h) => h.startsWith("access-control-"))).toEqual([]);
     const pre = await preflight(ORIGIN);

@@ -1,21 +1,10 @@
 import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody, expectValidation } from "../core-api/fixture";
-import {
-  type ApiResponse,
-  BASE,
-  call,
-  createAccount,
-  createInstance,
-  ensureDemoGraph,
-  freshAdminToken,
-  type Json,
-  newPartner,
-  type Partner,
-  register,
-  uniqueId,
-} from "../support/api";
+import { createAccount, createInstance, ensureDemoGraph, freshAdminToken, type Json, newPartner, type Partner, register, uniqueId } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
+import { type ApiResponse, BASE, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene": request bodies are UTF-8 or 400; identifiers a partner chooses carry
@@ -32,9 +21,10 @@ beforeAll(async () => {
   p = await newPartner("Input hygiene");
   li = await createInstance(p);
   reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-  const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+  const goal = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
     token: await freshAdminToken(p),
     body: { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] } },
+    path: { id: li.id },
   });
   expect(goal.status).toBe(201);
   goalId = goal.body.id;
@@ -111,7 +101,7 @@ describe("request bodies must be valid UTF-8", () => {
     }
     expect(failures).toEqual([]);
     // The Latin-1 id was not stored as "jos\uFFFD": that id is still free.
-    expect((await call("POST", "/v0/accounts", { token: await freshAdminToken(p), body: { external_user_id: "jos\uFFFD" } })).status).toBe(201);
+    expect((await api("POST", "/v0/accounts", { token: await freshAdminToken(p), body: { external_user_id: "jos\uFFFD" } })).status).toBe(201);
   });
 
   it("valid multi-byte UTF-8 (and a byte order mark) is accepted", async () => {
@@ -262,7 +252,7 @@ describe("identifiers a partner chooses refuse control, bidi-formatting and zero
         const place = (f + k) % 3;
         const bad = (s: string) => (place === 0 ? ch + s : place === 1 ? s.slice(0, 2) + ch + s.slice(2) : s + ch);
         const [what, method, path, body, detail] = cases(bad)[f]!;
-        const res = await call(method, path, { token: await freshAdminToken(p), body });
+        const res = await rawCall(method, path, { token: await freshAdminToken(p), body });
         const paths = ((res.body?.details ?? []) as Json[]).map((d) => d.path);
         if (res.status !== 400 || !paths.includes(detail)) failures.push(`${label} in ${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       }
@@ -272,7 +262,8 @@ describe("identifiers a partner chooses refuse control, bidi-formatting and zero
 
   it("a graph path parameter with a NUL is 400 with path.graph_id", async () => {
     await ensureDemoGraph(p);
-    const res = await call("GET", "/v0/graphs/gref-demo%00", { token: await freshAdminToken(p) });
+    // raw: the path is sent percent-encoded as written
+    const res = await rawCall("GET", "/v0/graphs/gref-demo%00", { token: await freshAdminToken(p) });
     expectValidation(res, "path.graph_id");
   });
 });
@@ -291,13 +282,13 @@ describe("names and free text: line breaks and tabs yes, the other control and f
     const failures: string[] = [];
     for (const [label, ch] of LAYOUT) {
       for (const [method, path, body] of named(`Week${ch}3`)) {
-        const res = await call(method, path, { token: await freshAdminToken(p), body });
+        const res = await rawCall(method, path, { token: await freshAdminToken(p), body });
         if (res.status >= 300) failures.push(`${label} ${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
     }
     for (const [label, ch] of FORBIDDEN) {
       for (const [method, path, body, detail] of named(`Week${ch}3`)) {
-        const res = await call(method, path, { token: await freshAdminToken(p), body });
+        const res = await rawCall(method, path, { token: await freshAdminToken(p), body });
         const paths = ((res.body?.details ?? []) as Json[]).map((d) => d.path);
         if (res.status !== 400 || !paths.includes(detail)) failures.push(`${label} ${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }
@@ -320,15 +311,16 @@ describe("event times before 1970-01-01 are 400", () => {
           "body.events[0].interaction_end_time",
         ],
       ] as const) {
-        expectValidation(await call("POST", path, { token: await freshAdminToken(p), body }), detail);
+        expectValidation(await rawCall("POST", path, { token: await freshAdminToken(p), body }), detail);
       }
     }
   });
 
   it("1970-01-01T00:00:00Z itself is accepted", async () => {
-    const res = await call("POST", `/v0/registrations/${reg.id}/graded-events`, {
+    const res = await api("POST", "/v0/registrations/{id}/graded-events", {
       token: await freshAdminToken(p),
       body: { module_id: "mref-a1", interaction_end_time: "1970-01-01T00:00:00Z", is_correct: true },
+      path: { id: reg.id },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(204);
   });
@@ -341,15 +333,19 @@ describe("PUT of a learning instance naming its own graph", () => {
     const byUuid = await createInstance(p, { graph_id: graph.id, name: "By uuid" });
     for (const instance of [byLabel, byUuid]) {
       for (const graph_id of ["gref-demo", graph.id, graph.id.toUpperCase()]) {
-        const res = await call("PUT", `/v0/learning-instances/${instance.id}`, { token: await freshAdminToken(p), body: { graph_id, name: "Renamed" } });
+        const res = await api("PUT", "/v0/learning-instances/{id}", {
+          token: await freshAdminToken(p),
+          body: { graph_id, name: "Renamed" },
+          path: { id: instance.id },
+        });
         expect(res.status, `${instance.graph_id} -> ${graph_id}: ${JSON.stringify(res.body)}`).toBe(200);
         expect(res.body.graph_id).toBe(instance.graph_id);
       }
     }
-    const other = await call("POST", "/v0/graphs", { token: await freshAdminToken(p), body: demoGraph(`gref-other-${uniqueId()}`) });
+    const other = await api("POST", "/v0/graphs", { token: await freshAdminToken(p), body: demoGraph(`gref-other-${uniqueId()}`) });
     expect(other.status).toBe(201);
     for (const graph_id of [other.body.label, other.body.id, "gref-missing"]) {
-      const res = await call("PUT", `/v0/learning-instances/${byLabel.id}`, { token: await freshAdminToken(p), body: { graph_id } });
+      const res = await api("PUT", "/v0/learning-instances/{id}", { token: await freshAdminToken(p), body: { graph_id }, path: { id: byLabel.id } });
       expectErrorBody(res, 422);
     }
   });

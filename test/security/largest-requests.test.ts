@@ -1,6 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { largestGraph } from "../../bench/lib/largest-graph";
+import type { Schemas } from "../../client";
 import { RETENTION_DAYS_MAX } from "../../src/schemas/data-lifecycle";
 import {
   ACCOUNTS_BATCH_MAX,
@@ -15,7 +16,9 @@ import {
   STATUS_PAGE_MAX,
   STATUS_REQUEST_GOALS_MAX,
 } from "../../src/schemas/limits";
-import { BASE, call, freshAdminToken, type Json, newPartner, type Partner } from "../support/api";
+import { freshAdminToken, type Json, newPartner, type Partner } from "../support/api";
+import { BASE, rawCall } from "../support/raw-call";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene" (turn 3): every endpoint's largest allowed request finishes well inside
@@ -46,7 +49,7 @@ interface World {
 let w: World;
 
 async function ok(method: string, path: string, body?: unknown, token?: string): Promise<Json> {
-  const res = await call(method, path, { token: token ?? (await freshAdminToken(w.p)), body });
+  const res = await rawCall(method, path, { token: token ?? (await freshAdminToken(w.p)), body });
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`);
   return res.body;
 }
@@ -573,7 +576,7 @@ afterAll(() => console.log(`largest allowed requests:\n${measured.join("\n")}`))
 
 describe("every endpoint's largest allowed request: 2xx, well inside the CPU limit, at most 10 MB", () => {
   it("every operation of the document has a case", async () => {
-    const doc = (await call("GET", "/v0/openapi.json")).body as Json;
+    const doc = (await rawCall("GET", "/v0/openapi.json")).body as Json;
     const operations = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((m) => ["get", "post", "put", "delete", "patch"].includes(m))
@@ -583,18 +586,23 @@ describe("every endpoint's largest allowed request: 2xx, well inside the CPU lim
   });
 
   it("learners to watch: a page of large goals looks at fewer learners, and `next` names the rest", async () => {
-    const res = await call("POST", `/v0/learning-instances/${w.li}/metrics/groups`, { token: await freshAdminToken(w.p), body: { goal_ids: w.goals } });
+    const res = await api("POST", "/v0/learning-instances/{id}/metrics/groups", {
+      token: await freshAdminToken(w.p),
+      body: { goal_ids: w.goals },
+      path: { id: w.li },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.next.registration_offset).toBeGreaterThan(0);
-    expect(res.body.next.registration_offset).toBeLessThan(LEARNERS);
+    expect(res.body.next!.registration_offset).toBeGreaterThan(0);
+    expect(res.body.next!.registration_offset).toBeLessThan(LEARNERS);
   });
 
   it("readiness-forecast rows: a page of large goals holds fewer learners, `next` starts after them, and the pages together are every learner", async () => {
     const token = await freshAdminToken(w.p);
-    const path = `/v0/learning-instances/${w.li}/metrics/readiness-forecast/rows`;
-    const first = await call("POST", path, { token, body: { goal_ids: w.goals, registrations_per_page: METRICS_PAGE_MAX } });
+    const forecastPage = (body: Schemas["InstanceReadinessForecastRowsRequest"]) =>
+      api("POST", "/v0/learning-instances/{id}/metrics/readiness-forecast/rows", { token, path: { id: w.li }, body });
+    const first = await forecastPage({ goal_ids: w.goals, registrations_per_page: METRICS_PAGE_MAX });
     expect(first.status).toBe(200);
-    const rows = first.body.data.length as number;
+    const rows = first.body.data.length;
     expect(rows).toBeGreaterThan(0);
     expect(rows).toBeLessThan(METRICS_PAGE_MAX);
     expect(first.body.next).toEqual({ registration_offset: rows, registrations_per_page: METRICS_PAGE_MAX });
@@ -602,13 +610,13 @@ describe("every endpoint's largest allowed request: 2xx, well inside the CPU lim
     const read: string[] = first.body.data.map((r: Json) => r.registration_id);
     let next = first.body.next;
     while (next && read.length < METRICS_PAGE_MAX) {
-      const page = await call("POST", path, { token, body: { goal_ids: w.goals, ...next } });
+      const page = await forecastPage({ goal_ids: w.goals, ...next });
       expect(page.status).toBe(200);
       read.push(...page.body.data.map((r: Json) => r.registration_id));
       next = page.body.next;
     }
     // one small goal: a full page, the same learners in the same order
-    const small = await call("POST", path, { token, body: { goal_ids: [w.goals[0]] } });
+    const small = await forecastPage({ goal_ids: [w.goals[0]!] });
     expect(small.body.data.length).toBe(METRICS_PAGE_MAX);
     expect(read.slice(0, METRICS_PAGE_MAX)).toEqual(small.body.data.map((r: Json) => r.registration_id));
   });

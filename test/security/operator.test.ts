@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, createAccount, createInstance, freshAdminToken, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
+import { api } from "../support/typed-api";
 
 /** The operator diagnostics (docs/security.md): off unless OPERATOR_TOKEN is set, then only for that token. */
 
@@ -13,7 +14,7 @@ beforeAll(async () => {
   regId = (await register(p, (await createAccount(p)).id, li.id, "learner")).id;
   const token = await freshAdminToken(p);
   const t = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
-  const res = await call("POST", `/v0/registrations/${regId}/batch-events`, {
+  const res = await api("POST", "/v0/registrations/{id}/batch-events", {
     token,
     body: {
       events: [
@@ -22,6 +23,7 @@ beforeAll(async () => {
         { type: "graded-events", module_id: "mref-b1", interaction_end_time: t(3), is_correct: false, duration: 3 },
       ],
     },
+    path: { id: regId },
   });
   expect(res.status).toBe(204);
 });

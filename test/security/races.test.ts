@@ -1,12 +1,15 @@
 import { env } from "cloudflare:test";
 import { and, eq, isNull } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Schemas } from "../../client";
 import { openDb } from "../../src/db/client";
 import { goals, registrations } from "../../src/db/schema";
-import { call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
 import { interceptD1 } from "../support/d1-intercept";
+import type { ApiResponse } from "../support/raw-call";
 import { eventCount } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a learning instance being deleted accepts no
@@ -33,7 +36,15 @@ const liveRowsIn = async (liId: string) => ({
     .all(),
 });
 
-const goalBody = { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] }, config: { assign_to: "learners" } };
+/** A create request racing the instance's delete, and its answer. */
+type Outcome = { kind: string; r: ApiResponse };
+
+const goalBody: Schemas["ScopedGoalRequest"] = {
+  name: "Goal",
+  adaptive_behavior: "practice",
+  targets: { include: ["lref-a"] },
+  config: { assign_to: "learners" },
+};
 
 describe("create racing a learning-instance delete", () => {
   /**
@@ -92,25 +103,32 @@ describe("create racing a learning-instance delete", () => {
       const creates = accounts
         .slice(1)
         .map((a, i) =>
-          call("POST", "/v0/registrations", { token: tokens[i], body: { account_id: a.id, learning_instance_id: li.id, type: "learner" } }).then((r) => ({
-            kind: "registration",
-            r,
-          })),
+          api("POST", "/v0/registrations", { token: tokens[i], body: { account_id: a.id, learning_instance_id: li.id, type: "learner" } }).then(
+            (r): Outcome => ({
+              kind: "registration",
+              r,
+            }),
+          ),
         )
         .concat(
           [0, 1, 2, 3].map((i) =>
-            call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, { token: tokens[8 + i], body: goalBody }).then((r) => ({ kind: "goal", r })),
+            api("POST", "/v0/learning-instances/{id}/scoped-goals", { token: tokens[8 + i]!, body: goalBody, path: { id: li.id } }).then(
+              (r): Outcome => ({ kind: "goal", r }),
+            ),
           ),
         );
       // the delete starts while the creates are in flight
-      const del = new Promise((r) => setTimeout(r, round)).then(() => call("DELETE", `/v0/learning-instances/${li.id}`, { token: tokens[12] }));
+      const del = new Promise((r) => setTimeout(r, round)).then(() => api("DELETE", "/v0/learning-instances/{id}", { token: tokens[12], path: { id: li.id } }));
       const results = await Promise.all([...creates, del]);
       expect((await del).status).toBe(204);
       for (const { kind, r } of results.slice(0, -1) as { kind: string; r: Json }[]) {
         expect([201, 404], `${kind}: ${r.status} ${JSON.stringify(r.body)}`).toContain(r.status);
         if (r.status !== 201) continue;
-        const path = kind === "goal" ? `/v0/learning-instances/${li.id}/scoped-goals/${r.body.id}` : `/v0/registrations/${r.body.id}`;
-        const after = await call("GET", path, { token: await freshAdminToken(p) });
+        const token = await freshAdminToken(p);
+        const after =
+          kind === "goal"
+            ? await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token, path: { id: li.id, goal_id: r.body.id } })
+            : await api("GET", "/v0/registrations/{reg_id}", { token, path: { reg_id: r.body.id } });
         if (after.status !== 404) leaks.push(`round ${round}: ${kind} ${r.body.id} answers ${after.status} after the delete`);
       }
       const live = await liveRowsIn(li.id);
@@ -124,9 +142,10 @@ describe("an Idempotency-Key retry answers the first outcome before validating a
   it("a graded event with a goal_id: 204, the goal deleted, the identical retry still 204 and stores nothing", async () => {
     const li = await createInstance(p);
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const goal = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    const goal = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token: p.adminToken,
       body: { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] } },
+      path: { id: li.id },
     });
     expect(goal.status).toBe(201);
     const request = {
@@ -134,34 +153,39 @@ describe("an Idempotency-Key retry answers the first outcome before validating a
       headers: { "Idempotency-Key": `k-${crypto.randomUUID()}` },
       body: { module_id: "mref-a1", interaction_end_time: new Date(Date.now() - 60_000).toISOString(), is_correct: true, goal_id: goal.body.id },
     };
-    const first = await call("POST", `/v0/registrations/${reg.id}/graded-events`, request);
+    const first = await api("POST", "/v0/registrations/{id}/graded-events", { ...request, path: { id: reg.id } });
     expect(first.status, JSON.stringify(first.body)).toBe(204);
     expect(await eventCount(reg.id)).toBe(1);
-    expect((await call("DELETE", `/v0/learning-instances/${li.id}/scoped-goals/${goal.body.id}`, { token: p.adminToken })).status).toBe(204);
+    expect(
+      (await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: p.adminToken, path: { id: li.id, goal_id: goal.body.id } })).status,
+    ).toBe(204);
 
-    const retry = await call("POST", `/v0/registrations/${reg.id}/graded-events`, request);
+    const retry = await api("POST", "/v0/registrations/{id}/graded-events", { ...request, path: { id: reg.id } });
     expect(retry.status, JSON.stringify(retry.body)).toBe(204);
     expect(await eventCount(reg.id)).toBe(1);
     // without the key, the same event is validated against current data: the goal is gone
-    const fresh = await call("POST", `/v0/registrations/${reg.id}/graded-events`, { ...request, headers: {} });
+    const fresh = await api("POST", "/v0/registrations/{id}/graded-events", { ...request, headers: {}, path: { id: reg.id } });
     expect(fresh.status).toBe(422);
     // the same for a batch with a focus goal
     const batchKey = { "Idempotency-Key": `b-${crypto.randomUUID()}` };
-    const goal2 = await call("POST", `/v0/learning-instances/${li.id}/scoped-goals`, {
+    const goal2 = await api("POST", "/v0/learning-instances/{id}/scoped-goals", {
       token: p.adminToken,
       body: { name: "Goal 2", adaptive_behavior: "practice", targets: { include: ["lref-b"] } },
+      path: { id: li.id },
     });
     const batch = {
       goal_id: goal2.body.id,
-      events: [{ type: "graded-events", module_id: "mref-b1", interaction_end_time: request.body.interaction_end_time, is_correct: false }],
+      events: [{ type: "graded-events" as const, module_id: "mref-b1", interaction_end_time: request.body.interaction_end_time, is_correct: false }],
     };
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), headers: batchKey, body: batch })).status).toBe(
-      204,
-    );
-    await call("DELETE", `/v0/learning-instances/${li.id}/scoped-goals/${goal2.body.id}`, { token: p.adminToken });
-    expect((await call("POST", `/v0/registrations/${reg.id}/batch-events`, { token: await freshAdminToken(p), headers: batchKey, body: batch })).status).toBe(
-      204,
-    );
+    expect(
+      (await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), headers: batchKey, body: batch, path: { id: reg.id } }))
+        .status,
+    ).toBe(204);
+    await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", { token: p.adminToken, path: { id: li.id, goal_id: goal2.body.id } });
+    expect(
+      (await api("POST", "/v0/registrations/{id}/batch-events", { token: await freshAdminToken(p), headers: batchKey, body: batch, path: { id: reg.id } }))
+        .status,
+    ).toBe(204);
     expect(await eventCount(reg.id)).toBe(3); // event, focus, event
   });
 });

@@ -2,8 +2,10 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { DEFAULT_TOKEN_GATE_SHARDS, shardIndex, shardName } from "../../src/rate-limits/token-shards";
-import { call, createAccount, newPartner } from "../support/api";
+import { createAccount, newPartner } from "../support/api";
+import { type ApiResponse, rawCall } from "../support/raw-call";
 import { jtiOf } from "../support/tokens";
+import { api } from "../support/typed-api";
 
 /**
  * Revocation stays immediate with one token's gate split into shards (docs/architecture.md "Tokens"):
@@ -32,7 +34,7 @@ describe("disabling an account revokes its tokens on every shard before the DELE
     const token = await p.tokenFor(account.external_user_id);
     const paths = pathPerShard();
     // half of the shards in use before the disable
-    for (const path of paths.slice(0, SHARDS / 2)) expect((await call("GET", path, { token })).status).not.toBe(401);
+    for (const path of paths.slice(0, SHARDS / 2)) expect((await rawCall("GET", path, { token })).status).not.toBe(401);
 
     // Requests of the token keep coming on every shard while the disable runs, each from an address
     // of its own: the 401s of a revoked token are IP-limited per (address, path), which is not what
@@ -48,15 +50,15 @@ describe("disabling an account revokes its tokens on every shard before the DELE
     const racing = paths.map(async (path) => {
       const seen: number[] = [];
       while (!stop && Date.now() < deadline) {
-        seen.push((await call("GET", path, { token, headers: { "CF-Connecting-IP": nextIp() } })).status);
+        seen.push((await rawCall("GET", path, { token, headers: { "CF-Connecting-IP": nextIp() } })).status);
         if (seen.length === 1 && ++started === paths.length) allStarted();
       }
       return seen;
     });
-    let del: Awaited<ReturnType<typeof call>>;
+    let del: ApiResponse;
     try {
       await everyLoopAnswered;
-      del = await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken });
+      del = await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } });
     } finally {
       stop = true;
     }
@@ -64,7 +66,7 @@ describe("disabling an account revokes its tokens on every shard before the DELE
     // on every shard: admitted (404, the registration is unknown) until the revocation reached it, 401 from then on
     for (const seen of await Promise.all(racing)) expect(seen.map((s) => (s === 401 ? "r" : "a")).join("")).toMatch(/^a*r*$/);
 
-    const after = await Promise.all(paths.map(async (path) => (await call("GET", path, { token, headers: { "CF-Connecting-IP": nextIp() } })).status));
+    const after = await Promise.all(paths.map(async (path) => (await rawCall("GET", path, { token, headers: { "CF-Connecting-IP": nextIp() } })).status));
     expect(after).toEqual(paths.map(() => 401));
     const jti = await jtiOf(token);
     for (let i = 0; i < SHARDS; i++) {
@@ -78,11 +80,11 @@ describe("disabling an account revokes its tokens on every shard before the DELE
     const p = await newPartner();
     const account = await createAccount(p);
     const token = await p.tokenFor(account.external_user_id);
-    expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(200);
-    expect((await call("DELETE", `/v0/accounts/${account.id}`, { token: p.adminToken })).status).toBe(204);
-    expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(401);
+    expect((await api("GET", "/v0/accounts/current", { token })).status).toBe(200);
+    expect((await api("DELETE", "/v0/accounts/{account_id}", { token: p.adminToken, path: { account_id: account.id } })).status).toBe(204);
+    expect((await api("GET", "/v0/accounts/current", { token })).status).toBe(401);
     for (const path of pathPerShard()) {
-      const res = await call("GET", path, { token });
+      const res = await rawCall("GET", path, { token });
       expect(res.status, path).toBe(401);
       expect(res.body.message).toBe("The access token has been revoked.");
     }

@@ -4,8 +4,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
 import { MAX_LIVE_ACCESS_TOKENS_PER_ACCOUNT } from "../../src/schemas/limits";
-import { call, createAccount, newPartner, type Partner } from "../support/api";
+import { createAccount, newPartner, type Partner } from "../support/api";
+import { rawCall } from "../support/raw-call";
 import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../support/tokens";
+import { api } from "../support/typed-api";
 
 /**
  * decisions.md "Input hygiene and token housekeeping": a client is never locked out by the live-token
@@ -35,12 +37,12 @@ describe(`beyond ${MAX} live access tokens the oldest is retired, never the new 
     expect(oldest.status).toBe(200);
     // 99 younger live tokens (later expiry): the real one above is the oldest of 100
     await insertLiveTokens(account.id, MAX - 1, Date.now() + 2 * HOUR);
-    expect((await call("GET", "/v0/accounts/current", { token: oldest.body.access_token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: oldest.body.access_token })).status).toBe(200);
 
     const next = await tokenRequest(p, { grant_type: "client_credentials", scope: account.external_user_id });
     expect(next.status, JSON.stringify(next.body)).toBe(200);
-    expect((await call("GET", "/v0/accounts/current", { token: next.body.access_token })).status).toBe(200);
-    expect((await call("GET", "/v0/accounts/current", { token: oldest.body.access_token })).status).toBe(401);
+    expect((await api("GET", "/v0/accounts/current", { token: next.body.access_token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: oldest.body.access_token })).status).toBe(401);
     expect(await revokedInGate(await jtiOf(oldest.body.access_token))).toBe(true);
     const live = await liveJtis(account.id);
     expect(live).toHaveLength(MAX);
@@ -66,19 +68,19 @@ describe("a refresh grant retires the access token issued with the refresh token
     expect(first.status).toBe(200);
     const refreshed = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: first.body.refresh_token });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
-    expect((await call("GET", "/v0/accounts/current", { token: first.body.access_token })).status).toBe(401);
-    expect((await call("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token: first.body.access_token })).status).toBe(401);
+    expect((await api("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(200);
     expect(await liveJtis(account.id)).toEqual([await jtiOf(refreshed.body.access_token)]);
     // and a refresh at the cap is never refused
     await insertLiveTokens(account.id, MAX, Date.now() + HOUR);
     const again = await tokenRequest(p, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    expect((await call("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(401);
+    expect((await api("GET", "/v0/accounts/current", { token: refreshed.body.access_token })).status).toBe(401);
     expect(await liveJtis(account.id)).toHaveLength(MAX);
   });
 
   it("the token endpoint documents the cap and the retirement in the OpenAPI document", async () => {
-    const doc = (await call("GET", "/v0/openapi.json")).body;
+    const doc = (await rawCall("GET", "/v0/openapi.json")).body;
     const op = doc.paths["/v0/oauth/token"].post;
     const text = `${op.summary ?? ""} ${op.description ?? ""}`;
     expect(text).toContain(`${MAX} live access tokens`);
@@ -98,16 +100,16 @@ describe("tokens are verified on their canonical encoding only", () => {
 
   it("a signature with other trailing bits (same bytes) is 401; the canonical token works", async () => {
     const token = p.adminToken;
-    expect((await call("GET", "/v0/accounts/current", { token })).status).toBe(200);
+    expect((await api("GET", "/v0/accounts/current", { token })).status).toBe(200);
     const [prefix, body, sig] = token.split(".") as [string, string, string];
     const variants = respell(sig);
     expect(variants.length).toBeGreaterThan(0);
     for (const variant of variants) {
-      const res = await call("GET", "/v0/accounts/current", { token: `${prefix}.${body}.${variant}` });
+      const res = await api("GET", "/v0/accounts/current", { token: `${prefix}.${body}.${variant}` });
       expect(res.status, variant).toBe(401);
     }
     for (const variant of [`${prefix}.${body}.${sig}=`, `${prefix}.${body}.${sig}==`, `${prefix}.${body}=.${sig}`, `PW1.${body}.${sig}`]) {
-      expect((await call("GET", "/v0/accounts/current", { token: variant })).status, variant).toBe(401);
+      expect((await api("GET", "/v0/accounts/current", { token: variant })).status, variant).toBe(401);
     }
   });
 });
@@ -116,7 +118,7 @@ describe("X-Request-Id is the service's own", () => {
   it("a client's X-Request-Id is not echoed or adopted; Request-Label is the client's correlation value", async () => {
     const seen = new Set<string>();
     for (const clientValue of ["client-chosen-id", "00000000-0000-4000-8000-000000000000", "attacker\u0085injected"]) {
-      const res = await call("GET", "/v0/accounts/current", { token: p.adminToken, headers: { "X-Request-Id": clientValue, "Request-Label": "mine-1" } });
+      const res = await api("GET", "/v0/accounts/current", { token: p.adminToken, headers: { "X-Request-Id": clientValue, "Request-Label": "mine-1" } });
       const id = res.headers.get("x-request-id") ?? "";
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       expect(id).not.toBe(clientValue);

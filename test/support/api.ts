@@ -1,52 +1,18 @@
-import { env, SELF } from "cloudflare:test";
-import { hc } from "hono/client";
-import type { AppType } from "../../src/app";
+import { env } from "cloudflare:test";
+import type { Schemas } from "../../client";
 import { signAccessToken } from "../../src/auth/access-token";
 import { openDb } from "../../src/db/client";
 import type { RegistrationType } from "../../src/domain/vocabulary";
-import type { GraphDocument } from "../../src/graphs/graph-document";
-import type { CreateLearningInstanceInput } from "../../src/schemas/learning-instances";
 import { type PartnerCredentials, provisionPartner } from "../../src/services/partners";
 import { demoGraph } from "./demo-graph";
-
-export const BASE = "https://pathwise.test";
+import { type ApiResponse, rawCall } from "./raw-call";
+import { api } from "./typed-api";
 
 export type Json = Record<string, any>;
 
-export interface ApiResponse {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-/** A black-box call through the Worker's fetch handler. */
-export async function call(
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
-  if (options.raw !== undefined) body = options.raw;
-  else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers["Content-Type"] ??= "application/json";
-  }
-  const res = await SELF.fetch(`${BASE}${path}`, { method, headers, body });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
-}
-
 /** POST /v0/oauth/token with HTTP Basic client credentials; `clientIp` sets CF-Connecting-IP (the endpoint is IP-limited). */
 export async function tokenRequest(clientId: string, secret: string, form: Record<string, string>, clientIp?: string): Promise<ApiResponse> {
-  return call("POST", "/v0/oauth/token", {
+  return rawCall("POST", "/v0/oauth/token", {
     raw: new URLSearchParams(form).toString(),
     headers: {
       Authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
@@ -95,31 +61,19 @@ export function mintToken(partnerId: string, accountId: string, admin: boolean):
 /** A fresh admin token of the partner (see mintToken). */
 export const freshAdminToken = (p: Partner): Promise<string> => mintToken(p.partner_id, p.admin_account_id, true);
 
-/**
- * The Worker's routes as a typed client (`hc<AppType>`): request bodies and response bodies are
- * typed by the API's own zod schemas, so a response-schema change breaks the type-check of every
- * helper and test that reads the changed field, not only a test run.
- */
-export function client(token?: string) {
-  return hc<AppType>(BASE, {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => SELF.fetch(input, init),
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
-}
-
-async function failure(what: string, res: { status: number; text(): Promise<string> }): Promise<never> {
-  throw new Error(`${what}: ${res.status} ${await res.text()}`);
+function failure(what: string, res: ApiResponse): never {
+  throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 export async function createAccount(p: Partner, externalUserId = uniqueId()) {
-  const res = await client(p.adminToken).v0.accounts.$post({ json: { external_user_id: externalUserId } });
-  return res.status === 201 ? res.json() : failure("create account", res);
+  const res = await api("POST", "/v0/accounts", { token: p.adminToken, body: { external_user_id: externalUserId } });
+  return res.status === 201 ? res.body : failure("create account", res);
 }
 
 /** Ingests a graph document (default: the demo graph, label gref-demo) for the partner; returns the 201 body. */
-export async function createGraph(p: Partner, doc: GraphDocument = demoGraph(), token = p.adminToken) {
-  const res = await client(token).v0.graphs.$post({ json: doc });
-  return res.status === 201 ? res.json() : failure("create graph", res);
+export async function createGraph(p: Partner, doc: Schemas["GraphDocument"] = demoGraph(), token = p.adminToken) {
+  const res = await api("POST", "/v0/graphs", { token, body: doc });
+  return res.status === 201 ? res.body : failure("create graph", res);
 }
 
 const demoGraphOf = new Map<string, ReturnType<typeof createGraph>>();
@@ -134,13 +88,13 @@ export function ensureDemoGraph(p: Partner): ReturnType<typeof createGraph> {
   return graph;
 }
 
-export async function createInstance(p: Partner, body: CreateLearningInstanceInput = { graph_id: "gref-demo", name: "Course" }) {
+export async function createInstance(p: Partner, body: Schemas["CreateLearningInstance"] = { graph_id: "gref-demo", name: "Course" }) {
   if (body.graph_id === "gref-demo") await ensureDemoGraph(p);
-  const res = await client(p.adminToken).v0["learning-instances"].$post({ json: body });
-  return res.status === 201 ? res.json() : failure("create instance", res);
+  const res = await api("POST", "/v0/learning-instances", { token: p.adminToken, body });
+  return res.status === 201 ? res.body : failure("create instance", res);
 }
 
 export async function register(p: Partner, accountId: string, liId: string, type: RegistrationType) {
-  const res = await client(p.adminToken).v0.registrations.$post({ json: { account_id: accountId, learning_instance_id: liId, type } });
-  return res.status === 201 ? res.json() : failure("register", res);
+  const res = await api("POST", "/v0/registrations", { token: p.adminToken, body: { account_id: accountId, learning_instance_id: liId, type } });
+  return res.status === 201 ? res.body : failure("register", res);
 }

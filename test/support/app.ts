@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
-import { BASE } from "./api";
+import { BASE } from "./raw-call";
 
 const app = createApp();
 

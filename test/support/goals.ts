@@ -1,7 +1,11 @@
-import { type ApiResponse, call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "./api";
+import type { Schemas } from "../../client";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "./api";
+import { api } from "./typed-api";
+
+export type GoalInput = Schemas["ScopedGoalRequest"];
 
 /** A minimal valid goal body on the demo graph (gref-demo), overridable field by field. */
-export function goalBody(overrides: Json = {}): Json {
+export function goalBody(overrides: Partial<GoalInput> = {}): GoalInput {
   return { name: "Week 3 homework", adaptive_behavior: "practice", targets: { include: ["lref-c"] }, ...overrides };
 }
 
@@ -9,12 +13,12 @@ export const goalsPath = (liId: string) => `/v0/learning-instances/${liId}/scope
 export const goalPath = (liId: string, goalId: string) => `${goalsPath(liId)}/${goalId}`;
 export const assignmentPath = (liId: string, goalId: string, regId?: string) => `${goalPath(liId, goalId)}/registrations${regId ? `/${regId}` : ""}`;
 
-export async function postGoal(p: Partner | string, liId: string, body: Json): Promise<ApiResponse> {
-  return call("POST", goalsPath(liId), { token: typeof p === "string" ? p : p.adminToken, body });
+export async function postGoal(p: Partner | string, liId: string, body: GoalInput) {
+  return api("POST", "/v0/learning-instances/{id}/scoped-goals", { token: typeof p === "string" ? p : p.adminToken, body, path: { id: liId } });
 }
 
 /** Creates a goal as the partner admin (its standing token unless `token` is given); returns the 201 body. */
-export async function createGoal(p: Partner, liId: string, body: Json = goalBody(), token = p.adminToken): Promise<Json> {
+export async function createGoal(p: Partner, liId: string, body: GoalInput = goalBody(), token = p.adminToken) {
   const res = await postGoal(token, liId, body);
   if (res.status !== 201) throw new Error(`create goal: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
@@ -22,15 +26,22 @@ export async function createGoal(p: Partner, liId: string, body: Json = goalBody
 
 /** Assigns the goal to the registration as the partner admin (its standing token unless `token` is given). */
 export async function assignGoal(p: Partner, liId: string, goalId: string, regId: string, token = p.adminToken): Promise<void> {
-  const res = await call("PUT", assignmentPath(liId, goalId, regId), { token });
+  const res = await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", {
+    token,
+    path: { id: liId, goal_id: goalId, registration_id: regId },
+  });
   if (res.status !== 200) throw new Error(`assign goal: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 /** The goal's resolved scope (GET ?resolved_scope=true). */
-export async function resolvedScope(p: Partner, liId: string, goalId: string): Promise<Json> {
-  const res = await call("GET", `${goalPath(liId, goalId)}?resolved_scope=true`, { token: p.adminToken });
+export async function resolvedScope(p: Partner, liId: string, goalId: string) {
+  const res = await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}", {
+    token: p.adminToken,
+    path: { id: liId, goal_id: goalId },
+    query: { resolved_scope: "true" },
+  });
   if (res.status !== 200) throw new Error(`get goal: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.resolved_scope;
+  return res.body.resolved_scope!;
 }
 
 /** A partner with one instance on the demo graph: two learners and an instructor (each with a token). */

@@ -1,13 +1,22 @@
 import { vi } from "vitest";
-import { type ApiResponse, call, freshAdminToken, type Json, type Partner } from "./api";
+import { freshAdminToken, type Json, type Partner } from "./api";
+import type { ApiResponse } from "./raw-call";
+import { api } from "./typed-api";
 
-/** POST .../erasure as the partner admin (a fresh token: the receipt polls stay inside every window). */
-export async function requestErasure(p: Partner, path: string): Promise<ApiResponse> {
-  return call("POST", path, { token: await freshAdminToken(p) });
+// Erasures are requested as the partner admin with a fresh token: the receipt polls stay inside every window.
+
+/** POST /v0/accounts/{account_id}/erasure */
+export async function requestAccountErasure(p: Partner, accountId: string): Promise<ApiResponse> {
+  return api("POST", "/v0/accounts/{account_id}/erasure", { token: await freshAdminToken(p), path: { account_id: accountId } });
+}
+
+/** POST /v0/learning-instances/{id}/erasure */
+export async function requestInstanceErasure(p: Partner, liId: string): Promise<ApiResponse> {
+  return api("POST", "/v0/learning-instances/{id}/erasure", { token: await freshAdminToken(p), path: { id: liId } });
 }
 
 export async function receipt(p: Partner, erasureId: string): Promise<ApiResponse> {
-  return call("GET", `/v0/erasures/${erasureId}`, { token: await freshAdminToken(p) });
+  return api("GET", "/v0/erasures/{erasure_id}", { token: await freshAdminToken(p), path: { erasure_id: erasureId } });
 }
 
 /** Waits until the erasure's receipt says complete (the erasure queue's consumer does the work); returns the receipt. */

@@ -4,7 +4,8 @@ import { openDb } from "../../src/db/client";
 import { accessTokens } from "../../src/db/schema";
 import type { TokenGate } from "../../src/objects/token-gate";
 import { shardIndex, shardName } from "../../src/rate-limits/token-shards";
-import { type ApiResponse, type Partner, tokenRequest } from "./api";
+import { type Partner, tokenRequest } from "./api";
+import type { ApiResponse } from "./raw-call";
 
 /** Token helpers for the token tests: requests from many client addresses, rows written directly, gates read. */
 

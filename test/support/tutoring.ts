@@ -1,5 +1,6 @@
-import { type ApiResponse, call, createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "./api";
-import { assignGoal, createGoal } from "./goals";
+import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register } from "./api";
+import { assignGoal, createGoal, type GoalInput } from "./goals";
+import { api } from "./typed-api";
 
 /** A learner in an instance on the demo graph (lref-a <- lref-b <- lref-c, lref-a <- lref-d) with one goal assigned. */
 export interface TutoringWorld {
@@ -10,7 +11,7 @@ export interface TutoringWorld {
 }
 
 export async function tutoringWorld(
-  goal: Json = { name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } },
+  goal: GoalInput = { name: "Reach C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } },
   p?: Partner,
 ): Promise<TutoringWorld> {
   const partner = p ?? (await newPartner("Tutoring partner"));
@@ -21,17 +22,25 @@ export async function tutoringWorld(
   return { p: partner, li, reg, goalId: created.id };
 }
 
-export async function recommendation(w: TutoringWorld, query = "", goalId = w.goalId): Promise<ApiResponse> {
-  return call("GET", `/v0/registrations/${w.reg.id}/recommendation?goal_id=${goalId}${query}`, { token: await freshAdminToken(w.p) });
+type RecommendationFlags = { justifications?: "true" | "false"; continued_recommendations?: "true" | "false" };
+
+/** GET the registration's recommendation for the goal (the world's unless given), with the given flags. */
+export async function recommendation(w: TutoringWorld, flags: RecommendationFlags = {}, goalId = w.goalId) {
+  return api("GET", "/v0/registrations/{id}/recommendation", {
+    token: await freshAdminToken(w.p),
+    path: { id: w.reg.id },
+    query: { goal_id: goalId, ...flags },
+  });
 }
 
 let clock = Date.now() - 6 * 3600_000;
 /** An answer on a module, one minute after the previous one (all in the past). */
 export async function answer(w: TutoringWorld, moduleId: string, correct: boolean): Promise<void> {
   clock += 60_000;
-  const res = await call("POST", `/v0/registrations/${w.reg.id}/graded-events`, {
+  const res = await api("POST", "/v0/registrations/{id}/graded-events", {
     token: await freshAdminToken(w.p),
     body: { module_id: moduleId, interaction_end_time: new Date(Math.min(clock, Date.now())).toISOString(), is_correct: correct },
+    path: { id: w.reg.id },
   });
   if (res.status !== 204) throw new Error(`answer: ${res.status} ${JSON.stringify(res.body)}`);
 }
@@ -40,11 +49,15 @@ export async function answer(w: TutoringWorld, moduleId: string, correct: boolea
 export async function answers(w: TutoringWorld, list: [moduleId: string, correct: boolean][]): Promise<void> {
   const now = Date.now() - 60_000;
   const events = list.map(([module_id, is_correct], i) => ({
-    type: "graded-events",
+    type: "graded-events" as const,
     module_id,
     is_correct,
     interaction_end_time: new Date(now - (list.length - i) * 30_000).toISOString(),
   }));
-  const res = await call("POST", `/v0/registrations/${w.reg.id}/batch-events`, { token: await freshAdminToken(w.p), body: { events: events.reverse() } });
+  const res = await api("POST", "/v0/registrations/{id}/batch-events", {
+    token: await freshAdminToken(w.p),
+    body: { events: events.reverse() },
+    path: { id: w.reg.id },
+  });
   if (res.status !== 204) throw new Error(`batch: ${res.status} ${JSON.stringify(res.body)}`);
 }

@@ -1,9 +1,11 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
-import { call, createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
+import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { fetchWith } from "../support/app";
+import { rawCall } from "../support/raw-call";
 import { eventCount, learnerState } from "../support/registration-object";
+import { api } from "../support/typed-api";
 
 /**
  * xAPI statements in (docs/xapi.md), through the Worker: the mapping to graded and ungraded events,
@@ -47,8 +49,9 @@ function statement(l: Learner, fields: Json = {}): Json {
 
 /** A fresh admin token: its own rate-limit windows (15 a minute per registration). */
 const adminToken = () => p.tokenFor(p.admin_external_user_id);
+/** Untyped on purpose: the tests send malformed statements as well as good ones. */
 const post = async (body: unknown, token?: string, headers: Record<string, string> = VERSION) =>
-  call("POST", "/v0/xapi/statements", { token: token ?? (await adminToken()), body, headers });
+  rawCall("POST", "/v0/xapi/statements", { token: token ?? (await adminToken()), body, headers });
 
 beforeAll(async () => {
   p = await newPartner("xAPI partner");
@@ -94,22 +97,22 @@ describe("POST /v0/xapi/statements", () => {
   it("moves the learner model exactly as the event endpoints do with the same answers", async () => {
     const viaEvents = await learner();
     const viaXapi = await learner();
-    const t = [minutesAgo(9), minutesAgo(8), minutesAgo(7), minutesAgo(6)];
+    const t = [minutesAgo(9), minutesAgo(8), minutesAgo(7), minutesAgo(6)] as const;
     const events = [
-      { type: "graded-events", module_id: "mref-b2", interaction_end_time: t[3], is_correct: true, duration: 20_000 },
-      { type: "ungraded-events", module_id: "mref-a3", interaction_end_time: t[2], duration: 90_000 },
-      { type: "graded-events", module_id: "mref-a2", interaction_end_time: t[1], is_correct: false, duration: 1_500 },
-      { type: "graded-events", module_id: "mref-a1", interaction_end_time: t[0], is_correct: true },
+      { type: "graded-events" as const, module_id: "mref-b2", interaction_end_time: t[3], is_correct: true, duration: 20_000 },
+      { type: "ungraded-events" as const, module_id: "mref-a3", interaction_end_time: t[2], duration: 90_000 },
+      { type: "graded-events" as const, module_id: "mref-a2", interaction_end_time: t[1], is_correct: false, duration: 1_500 },
+      { type: "graded-events" as const, module_id: "mref-a1", interaction_end_time: t[0], is_correct: true },
     ];
-    const batch = await call("POST", `/v0/registrations/${viaEvents.reg.id}/batch-events`, { token: await adminToken(), body: { events } });
+    const batch = await api("POST", "/v0/registrations/{id}/batch-events", { token: await adminToken(), body: { events }, path: { id: viaEvents.reg.id } });
     expect(batch.status).toBe(204);
-    const graph = await call("GET", "/v0/graphs/gref-demo", { token: p.adminToken });
+    const graph = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } });
     const a2 = graph.body.modules.find((m: Json) => m.id === "mref-a2");
     // in another order than time: statements are applied in timestamp order, as a batch is
     const statements = [
       statement(viaXapi, { object: { id: "mref-a1" }, result: { success: true }, timestamp: t[0] }),
       statement(viaXapi, { object: { id: "https://lms.example.edu/activities/mref-b2" }, result: { success: true, duration: "PT20S" }, timestamp: t[3] }),
-      statement(viaXapi, { object: { id: `urn:uuid:${a2.uuid}` }, result: { success: false, duration: "PT1.5S" }, timestamp: t[1] }),
+      statement(viaXapi, { object: { id: `urn:uuid:${a2!.uuid}` }, result: { success: false, duration: "PT1.5S" }, timestamp: t[1] }),
       statement(viaXapi, { object: { id: "https://lms.example.edu/course#mref-a3" }, verb: EXPERIENCED, result: { duration: "PT1M30S" }, timestamp: t[2] }),
     ];
     expect((await post(statements)).status).toBe(200);
@@ -247,7 +250,7 @@ describe("POST /v0/xapi/statements", () => {
     const forOther = await post([statement(l, { object: { id: "mref-a2" } }), statement(other)], l.token);
     expect(forOther.status).toBe(403);
     expect((await post(statement(l), instructorToken)).status).toBe(403);
-    const anonymous = await call("POST", "/v0/xapi/statements", { body: statement(l), headers: VERSION });
+    const anonymous = await rawCall("POST", "/v0/xapi/statements", { body: statement(l), headers: VERSION });
     expect(anonymous.status).toBe(401);
     expect([await eventCount(l.reg.id), await eventCount(other.reg.id)]).toEqual([1, 0]);
   });
@@ -304,7 +307,7 @@ describe("PUT /v0/xapi/statements?statementId=", () => {
     const l = await learner();
     const id = crypto.randomUUID();
     const put = async (body: Json, statementId = id) =>
-      call("PUT", `/v0/xapi/statements?statementId=${statementId}`, { token: await adminToken(), body, headers: VERSION });
+      rawCall("PUT", `/v0/xapi/statements?statementId=${statementId}`, { token: await adminToken(), body, headers: VERSION });
     const s = statement(l);
     const first = await put(s);
     expect(first.status).toBe(204);
@@ -329,9 +332,10 @@ describe("rate limits", () => {
     const token = await adminToken();
     for (let i = 0; i < 14; i++) expect((await post(statement(a, { timestamp: minutesAgo(10 - i * 0.1) }), token)).status).toBe(200);
     // the 15th request in a's window is a batch-events post: the same window
-    const batch = await call("POST", `/v0/registrations/${a.reg.id}/batch-events`, {
+    const batch = await api("POST", "/v0/registrations/{id}/batch-events", {
       token,
-      body: { events: [{ type: "ungraded-events", module_id: "mref-a3", interaction_end_time: minutesAgo(1) }] },
+      body: { events: [{ type: "ungraded-events" as const, module_id: "mref-a3", interaction_end_time: minutesAgo(1) }] },
+      path: { id: a.reg.id },
     });
     expect(batch.status).toBe(204);
     expect(batch.headers.get("ratelimit-remaining")).toBe("0");
@@ -348,7 +352,7 @@ describe("rate limits", () => {
 
 describe("the rest of xAPI", () => {
   it("answers about, and 501 for the statement query API and the document resources", async () => {
-    const about = await call("GET", "/v0/xapi/about");
+    const about = await rawCall("GET", "/v0/xapi/about");
     expect(about.status).toBe(200);
     expect(about.body).toEqual({ version: ["1.0.3"] });
     for (const [method, path] of [
@@ -358,7 +362,7 @@ describe("the rest of xAPI", () => {
       ["GET", "/v0/xapi/agents/profile"],
       ["POST", "/v0/xapi/activities/profile"],
     ] as const) {
-      const res = await call(method, path, { token: p.adminToken, headers: VERSION });
+      const res = await rawCall(method, path, { token: p.adminToken, headers: VERSION });
       expect(res.status, `${method} ${path}`).toBe(501);
       expect(res.body).toMatchObject({ code: 501, message: expect.stringContaining("not supported"), error_id: expect.any(String) });
     }

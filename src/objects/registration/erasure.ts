@@ -1,5 +1,5 @@
 /**
- * Erasure of a registration's Durable Object (decisions.md "Student data lifecycle", docs/privacy.md):
+ * Erasure of a registration's Durable Object (docs/privacy.md "Erasure"):
  * everything it stores goes (every SQLite table, whatever later versions add, every key-value entry
  * and the alarm), and a tombstone is left that holds only the counts of what was removed: no id,
  * nothing of the learner. From then on the object refuses every call, so an event that raced the

@@ -1,6 +1,6 @@
 import type { IngestOutcome, IngestRequest } from "./rpc";
 
-/** How long a key's first outcome is kept (decisions.md "Events"). */
+/** How long a key's first outcome is kept (docs/api-conventions.md "Events"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /**

@@ -2,7 +2,7 @@
  * How long after an event the registration publishes its projection (the beliefs predicted score and
  * the class views read from D1). The events of that interval are published once, from the state
  * they led to, instead of once each: a learner answering every few seconds sends one message per
- * interval, not one per answer. decisions.md "Freshness": class-level reads and the predicted score
+ * interval, not one per answer. docs/api-conventions.md "Freshness": class-level reads and the predicted score
  * may lag the events by at most 10 s, and derived state may be coalesced per registration within
  * that bound; this delay plus the projections queue's batch timeout (wrangler.toml, 5 s) stays inside it.
  */

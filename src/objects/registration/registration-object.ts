@@ -179,7 +179,7 @@ export class RegistrationObject extends DurableObject<Env> {
     return out;
   }
 
-  /** One metrics row (decisions.md "Metrics the spec only names"): a value per column, from this registration's state. */
+  /** One metrics row (docs/analytics.md "Metrics rows"): a value per column, from this registration's state. */
   async metricsRow(request: MetricsRequest): Promise<MetricValue[]> {
     await this.#ensureStateMatchesParams();
     const state = this.#model.current();

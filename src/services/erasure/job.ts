@@ -3,6 +3,7 @@ import { IN_BOUND_LIST, jsonEach } from "../../db/bound-list";
 import type { Db } from "../../db/client";
 import { accessTokens, ERASURE_STEPS, type ErasureRow, type ErasureStep, erasedRegistrations, erasures, erasureTargets } from "../../db/schema";
 import type { Env } from "../../env";
+import { tokenGate } from "../accounts";
 import { registrationObject } from "../registrations";
 import { finishErasure, removeProjections } from "./cleanup";
 import { registrationDigest } from "./fence";
@@ -78,7 +79,7 @@ async function tokens(env: Env, db: Db, erasure: ErasureRow): Promise<boolean> {
   const now = Date.now();
   // An expired token's gate deleted itself at the expiry.
   const live = rows.filter((t) => t.expiresAt > now);
-  const windows = await Promise.all(live.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).erase(t.expiresAt)));
+  const windows = await Promise.all(live.map((t) => tokenGate(env, t.jti).erase(t.expiresAt)));
   await env.DB.batch([
     addProgress(env.DB, erasure.id, { access_tokens: rows.length, token_gates: live.length, rate_limit_windows: windows.reduce((a, b) => a + b, 0) }, now),
     env.DB.prepare(`DELETE FROM access_tokens WHERE jti ${IN_BOUND_LIST}`).bind(JSON.stringify(rows.map((t) => t.jti))),

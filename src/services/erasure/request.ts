@@ -14,7 +14,7 @@ import {
   registrations,
 } from "../../db/schema";
 import type { Env } from "../../env";
-import { erasedExternalUserId } from "../accounts";
+import { erasedExternalUserId, tokenGate } from "../accounts";
 import { dataRequestRow } from "../data-requests";
 import { enqueueErasure } from "./queue";
 
@@ -157,7 +157,7 @@ async function revokeLiveTokens(env: Env, db: Db, accountId: string, nowMs: numb
     .from(accessTokens)
     .where(and(eq(accessTokens.accountId, accountId), gt(accessTokens.expiresAt, nowMs)))
     .all();
-  const results = await Promise.allSettled(live.map((t) => env.TOKEN_GATE.get(env.TOKEN_GATE.idFromName(t.jti)).revoke(t.expiresAt)));
+  const results = await Promise.allSettled(live.map((t) => tokenGate(env, t.jti).revoke(t.expiresAt)));
   const failed = results.filter((r) => r.status === "rejected").length;
   if (failed) console.error(JSON.stringify({ erasure: "token revocation deferred to the erasure job", account_id: accountId, failed }));
 }

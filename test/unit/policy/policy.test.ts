@@ -248,6 +248,29 @@ describe("status and progress", () => {
     expect(sawComplete).toBe(true);
   });
 
+  it("keeps recommending the targets until they are jointly at the level, not only each alone", () => {
+    // Two independent targets each at 0.95-0.97 alone are jointly below 0.95: the goal is not complete,
+    // so something must still be recommended and work_remaining must count it.
+    const g = goal(index, { targets: { include: ["lref-c", "lref-d"] } });
+    for (let seed = 1; seed <= 20; seed++) {
+      const l = new Learner(index);
+      let u = seed;
+      const rng = () => {
+        u = (u * 1_103_515_245 + 12_345) % 2 ** 31;
+        return u / 2 ** 31;
+      };
+      for (let i = 0; i < 120; i++) {
+        const rec = recommend(g, l.tutor, POP);
+        const st = goalStatus(g, l.tutor, POP);
+        if (rec.status === "ready") break;
+        expect(rec.module_ids.length, `seed ${seed} step ${i}: ${JSON.stringify(st)}`).toBeGreaterThan(0);
+        if (st.status !== "no_work") expect(st.work_remaining).toBeGreaterThanOrEqual(0);
+        const m = rec.module_ids[0] as string;
+        l.answer(m, isInstruction(m) ? undefined : rng() < 0.85);
+      }
+    }
+  });
+
   it("does not call a target complete on the strength of other objectives alone", () => {
     const g = goal(index, { targets: { include: ["lref-c", "lref-d"] } });
     const l = new Learner(index);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callerRules } from "../../../src/http/caller-rules";
 import { RATE_WINDOW_MS, type RateLimitRule, rateLimitFor, rateLimits, routeShape } from "../../../src/rate-limits/table";
+import { METRICS as API_METRICS } from "../../../src/schemas/metrics";
 
 /**
  * Spec section 8.2, copied verbatim from /work/shared/spec/interface-spec.md (tests run inside
@@ -138,6 +139,13 @@ describe("rate-limit table (spec 8.2)", () => {
     expect(rateLimitFor("POST /v0/learning-instances/{li_id}/metrics/status-and-progress")).toEqual({ kind: "token", limit: 225 });
     expect(rateLimitFor("PUT /v0/learning-instances/{id}")).toBeUndefined();
     expect(rateLimitFor("GET /v0/graphs")).toBeUndefined();
+  });
+
+  it("every metric of the API has its two rows (the table lists the metrics again: it imports nothing)", () => {
+    for (const m of API_METRICS) {
+      expect(rateLimitFor(`POST /v0/learning-instances/{id}/metrics/${m}/rows`), m).toEqual({ kind: "token", limit: 225 });
+      expect(rateLimitFor(`POST /v0/registrations/{id}/metrics/${m}/rows`), m).toEqual({ kind: "token", limit: 225 });
+    }
   });
 
   it("every existing route named in spec 8.2 finds its row", () => {
