@@ -145,7 +145,7 @@ export async function instanceStatusPage(
     columns.map((g) => g.id),
   );
   const specs = specsOf(columns, graph.uuid, graph.version);
-  // A class-level read (decisions.md "Freshness"): a learner's status may be a few seconds old, never behind its events.
+  // A class-level read (docs/api-conventions.md "Freshness"): a learner's status may be a few seconds old, never behind its events.
   const rows = await Promise.all(regIds.map((id) => rowFor(env, id, columns, specs, assigned.get(id), CLASS_STATUS_MAX_AGE_MS)));
   return { columns, rows, more };
 }

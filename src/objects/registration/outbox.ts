@@ -39,7 +39,7 @@ export class Outbox {
   /**
    * Keeps an event's graded answers (inside the event's transaction) until `releaseObservations`
    * puts every kept answer into one message: the population contribution's cadence, not one message
-   * per event. Item refinement may lag the answers (decisions.md "Freshness": at most 60 s).
+   * per event. Item refinement may lag the answers (docs/api-conventions.md "Freshness": at most 60 s).
    */
   holdObservations(observations: ItemObservation[]): void {
     if (observations.length) this.#insert(HELD, JSON.stringify(observations));

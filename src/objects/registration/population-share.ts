@@ -7,7 +7,7 @@ import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
  * How often a registration re-reads its changed evidence for the population statistics and releases
  * its held graded answers for item refinement (./outbox.ts): at most once per CONTRIBUTE_EVERY_MS
  * (coalesced off the response path, by the alarm), inside the 60 s the population's rates and item
- * parameters may lag (decisions.md "Freshness"; src/reads/item-params.ts adds up the item side).
+ * parameters may lag (docs/api-conventions.md "Freshness"; src/reads/item-params.ts adds up the item side).
  */
 export const CONTRIBUTE_EVERY_MS = 10_000;
 

@@ -4,18 +4,14 @@ import { openDb } from "../../db/client";
 import type { Env } from "../../env";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { canonicalJson } from "../../lib/canonical-json";
-import { InFlight } from "../../lib/in-flight";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
 import type { ItemObservation } from "../../queues/messages";
-import { loadRuntimeGraph } from "../../reads/graph-versions";
-import { loadItemParams } from "../../reads/item-params";
 import { unknownGoals } from "../../reads/live-goals";
-import { loadPopulationRates } from "../../reads/population-rates";
-import type { PopulationRates } from "../../tracing/rates";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
+import { D1Reads } from "./d1-reads";
 import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { type ExportPage, exportPage } from "./export";
@@ -63,10 +59,7 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #projection: PendingProjection;
   readonly #alarm: AlarmSchedule;
   readonly #statuses = new StatusMemo();
-  /** this object's own reads of graphs and item parameters in progress, merged (never shared with other objects) */
-  readonly #graphLoads = new InFlight<GraphIndex | undefined>();
-  readonly #itemLoads = new InFlight<Record<string, ItemEntry>>();
-  readonly #rateLoads = new InFlight<PopulationRates>();
+  readonly #reads: D1Reads;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -81,6 +74,7 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#population = new PopulationShare(ctx.storage.kv);
     this.#projection = new PendingProjection(ctx.storage.kv);
     this.#alarm = new AlarmSchedule(ctx.storage);
+    this.#reads = new D1Reads(env.DB);
   }
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
@@ -95,8 +89,8 @@ export class RegistrationObject extends DurableObject<Env> {
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
     if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
-    const graph = await this.#graph(request.graphUuid, request.graphVersion);
-    const items = await this.#items(request.graphUuid, request.nowMs);
+    const graph = await this.#reads.graph(request.graphUuid, request.graphVersion);
+    const items = await this.#reads.items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
     if (isErased(this.ctx.storage)) return ERASED;
@@ -154,7 +148,7 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const goal = await this.#preparedGoal(request.goal);
     if (this.ctx.storage.kv.get<string>("focus_goal_id") !== request.goal.id) this.ctx.storage.kv.put("focus_goal_id", request.goal.id);
-    const population = await this.#rates(request.goal.graphUuid, request.nowMs);
+    const population = await this.#reads.rates(request.goal.graphUuid, request.nowMs);
     const { learner, tutor } = this.#model.current();
     const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, population.version, request.continuedRecommendations, () =>
       recommend(goal, tutor, population, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
@@ -172,7 +166,7 @@ export class RegistrationObject extends DurableObject<Env> {
     const out: GoalStatus[] = [];
     for (const spec of goals) {
       const goal = await this.#preparedGoal(spec);
-      const population = await this.#rates(spec.graphUuid, nowMs);
+      const population = await this.#reads.rates(spec.graphUuid, nowMs);
       const { learner, tutor } = this.#model.current();
       out.push(this.#statuses.get(spec, learner.seq, population.version, nowMs, maxAgeMs, () => goalStatus(goal, tutor, population, { nowMs })));
     }
@@ -192,11 +186,11 @@ export class RegistrationObject extends DurableObject<Env> {
     }
     const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
     if (request.metric === "readiness-forecast") {
-      const population = await this.#rates(request.graph.uuid, request.nowMs);
+      const population = await this.#reads.rates(request.graph.uuid, request.nowMs);
       return readinessValues(this.#model.current(), this.#analytics.activity(), goals, population, request.nowMs);
     }
-    const graph = await this.#graph(request.graph.uuid, request.graph.version);
-    const ctx = metricContext(graph, await this.#items(request.graph.uuid, request.nowMs), request.nowMs);
+    const graph = await this.#reads.graph(request.graph.uuid, request.graph.version);
+    const ctx = metricContext(graph, await this.#reads.items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
     if (request.metric === "proficiency") return proficiencyValues(state, prepared, request.objectiveIds, ctx);
     return expectedScoreValues(state, prepared, ctx);
@@ -207,7 +201,7 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
     const graphUuid = goals[0]?.spec.graphUuid;
-    const population = graphUuid ? await this.#rates(graphUuid, nowMs) : undefined;
+    const population = graphUuid ? await this.#reads.rates(graphUuid, nowMs) : undefined;
     if (!population) return [];
     return watchResults(registrationId, this.#model.current(), this.#analytics.activity(), prepared, population, nowMs);
   }
@@ -251,7 +245,7 @@ export class RegistrationObject extends DurableObject<Env> {
   async applyRetention(cutoffMs: number): Promise<number> {
     if (isErased(this.ctx.storage)) return 0;
     await this.#ensureStateMatchesParams();
-    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
+    return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#reads.graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
   }
 
   /** Data lifecycle: publishes all beliefs again (an instance erasure removed the account's projection, docs/privacy.md). */
@@ -290,8 +284,8 @@ export class RegistrationObject extends DurableObject<Env> {
     const graphUuid = kv.get<string>("graph_uuid");
     if (!graphUuid) return;
     const nowMs = Date.now();
-    const graph = modelGraphFor(await this.#graph(graphUuid, kv.get<number>("graph_version") ?? 1));
-    const population = await this.#rates(graphUuid, nowMs);
+    const graph = modelGraphFor(await this.#reads.graph(graphUuid, kv.get<number>("graph_version") ?? 1));
+    const population = await this.#reads.rates(graphUuid, nowMs);
     this.ctx.storage.transactionSync(() => {
       this.#outbox.releaseObservations(graphUuid);
       if (!this.#population.pending()) return;
@@ -387,7 +381,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   #replay(): Promise<ModelState> {
     const graphUuid = this.ctx.storage.kv.get<string>("graph_uuid");
-    return replayModelState(this.#log, (version) => this.#graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
+    return replayModelState(this.#log, (version) => this.#reads.graph(graphUuid ?? "", version), replayStart(this.ctx.storage.kv));
   }
 
   /** The outbox is sent by the alarm, off the response path, within `delayMs` (earlier if the alarm is due sooner); it retries until the queue takes it. */
@@ -396,20 +390,6 @@ export class RegistrationObject extends DurableObject<Env> {
   }
 
   async #preparedGoal(goal: GoalSpec) {
-    return preparedGoalFor(goal, await this.#graph(goal.graphUuid, goal.graphVersion));
-  }
-
-  async #graph(graphUuid: string, version: number): Promise<GraphIndex> {
-    const graph = await this.#graphLoads.run(`${graphUuid}@${version}`, () => loadRuntimeGraph(openDb(this.env.DB), graphUuid, version));
-    if (!graph) throw new Error(`graph ${graphUuid}@${version} is missing`);
-    return graph;
-  }
-
-  #rates(graphUuid: string, nowMs: number): Promise<PopulationRates> {
-    return this.#rateLoads.run(graphUuid, () => loadPopulationRates(openDb(this.env.DB), graphUuid, nowMs));
-  }
-
-  #items(graphUuid: string, nowMs: number): Promise<Record<string, ItemEntry>> {
-    return this.#itemLoads.run(graphUuid, () => loadItemParams(openDb(this.env.DB), graphUuid, nowMs));
+    return preparedGoalFor(goal, await this.#reads.graph(goal.graphUuid, goal.graphVersion));
   }
 }

@@ -3,7 +3,7 @@ import type { GoalSpec } from "./rpc";
 
 /**
  * How long a goal status computed for a class-level read (an instance's status-and-progress page)
- * may be answered again. decisions.md "Freshness": class-level reads may lag the events by at most
+ * may be answered again. docs/api-conventions.md "Freshness": class-level reads may lag the events by at most
  * 10 s. A memoized status is always of the learner's current state (any event recomputes it) and of
  * the graph's current rates; only the drift of the beliefs with time is up to this old.
  */
