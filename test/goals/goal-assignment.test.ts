@@ -87,27 +87,17 @@ describe("goal assignment: one registration", () => {
     const g = await createGoal(w.p, w.li.id);
     const path = { id: w.li.id, goal_id: g.id, registration_id: w.learners[1]!.id };
     const other = await newPartner("Other");
-    expect(
-      (await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: w.learnerToken, path })).status,
-    ).toBe(403);
-    expect(
-      (await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: other.adminToken, path })).status,
-    ).toBe(404);
-    expect(
-      (await api("PUT", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: w.instructorToken, path })).status,
-    ).toBe(200);
-    expect(
-      (await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: w.instructorToken, path })).status,
-    ).toBe(200);
-    expect(
-      (await api("GET", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: w.learnerToken, path })).status,
-    ).toBe(403);
-    expect(
-      (await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: w.learnerToken, path })).status,
-    ).toBe(403);
-    expect(
-      (await api("DELETE", "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}", { token: other.adminToken, path })).status,
-    ).toBe(404);
+    const assignment = "/v0/learning-instances/{id}/scoped-goals/{goal_id}/registrations/{registration_id}";
+    const assign = async (token: string) => (await api("PUT", assignment, { token, path })).status;
+    const read = async (token: string) => (await api("GET", assignment, { token, path })).status;
+    const unassign = async (token: string) => (await api("DELETE", assignment, { token, path })).status;
+    expect(await assign(w.learnerToken)).toBe(403);
+    expect(await assign(other.adminToken)).toBe(404);
+    expect(await assign(w.instructorToken)).toBe(200);
+    expect(await read(w.instructorToken)).toBe(200);
+    expect(await read(w.learnerToken)).toBe(403);
+    expect(await unassign(w.learnerToken)).toBe(403);
+    expect(await unassign(other.adminToken)).toBe(404);
     const batch = { action: "assign", registration_type: "learner" } as const;
     expect(
       (
