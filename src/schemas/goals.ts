@@ -5,10 +5,10 @@ import { parseIsoDuration } from "../lib/iso-duration";
 import { isoDateTime, uuid } from "./common";
 import { limitIssue } from "./limit-checks";
 import { ASSIGNMENT_BATCH_MAX, GOAL_SCOPE_IDS_MAX, GOAL_TARGETS_MAX, GOAL_TOPICS_MAX } from "./limits";
-import { freeText, identifierChar, identifierMatching, identifierText } from "./text";
+import { freeText, identifierMatching, identifierText } from "./text";
 
 const ObjectiveOrModuleId = identifierMatching(
-  `^(lref|mref)-${identifierChar("\\s")}+$`,
+  (char) => `^(lref|mref)-${char("\\s")}+$`,
   "must be a learning objective id (lref-...) or a module id (mref-...), without whitespace or the characters identifiers refuse (control, formatting, separators, variation selectors)",
 ).max(200);
 

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { isoDateTime } from "./common";
-import { freeText, identifierChar, identifierMatching } from "./text";
+import { freeText, identifierMatching } from "./text";
 
 const GraphId = identifierMatching(
-  `^(gref-${identifierChar()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
+  (char) => `^(gref-${char()}+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`,
   "must be a graph uuid or a gref- label (without the characters identifiers refuse: control, formatting, separators, variation selectors)",
 )
   .min(1)

@@ -96,3 +96,24 @@ it("apiRoute refuses a route with no caller rule or no rate-limit row", async ()
     delete rules["GET /v0/unlisted"];
   }
 });
+
+/**
+ * A pattern in the document is read by partners' tools (Python's `re`, Java, Spectral), not only by
+ * JavaScript with the `u` flag: each compiles as a plain ECMA-262 regex and uses no Unicode property
+ * escape or code-point brace, which JSON Schema's interoperable regex subset leaves out.
+ */
+it("every pattern in the served document is a portable regular expression", async () => {
+  const doc = await (await SELF.fetch("https://pathwise.test/v0/openapi.json")).json();
+  const patterns: string[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === "object")
+      for (const [key, value] of Object.entries(node)) key === "pattern" && typeof value === "string" ? patterns.push(value) : walk(value);
+  };
+  walk(doc);
+  expect(patterns.length).toBeGreaterThan(20);
+  for (const p of patterns) {
+    expect(p, p).not.toMatch(/\\p\{|\\P\{|\\u\{/);
+    expect(() => new RegExp(p), p).not.toThrow();
+  }
+});

@@ -214,12 +214,18 @@ function targetsOf(reader: SchemaReader, op: Operation, req: FuzzRequest): Targe
   return out;
 }
 
+/** An object schema whose extra fields may hold anything: not `false`, and not a map whose values have a schema (xAPI's language maps). */
+function admitsAnyExtraField(schema: Schema): boolean {
+  const extra = schema.additionalProperties;
+  return extra === undefined || extra === true || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0);
+}
+
 function addUnknownField(reader: SchemaReader, schema: Schema, req: FuzzRequest, choice: number, value: Json): void {
   const objects = targetsOf(
     reader,
     { method: "", path: "", key: "", params: [], body: { contentType: "", schema, required: true }, security: "none" },
     req,
-  ).filter((t) => jsonType(t.value) === "object" && t.schema.additionalProperties !== false);
+  ).filter((t) => jsonType(t.value) === "object" && admitsAnyExtraField(t.schema));
   const target = objects[choice % Math.max(1, objects.length)];
   if (target) (target.value as Record<string, Json>)[`x_fuzz_unknown_${choice % 97}`] = value;
 }
