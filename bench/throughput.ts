@@ -32,6 +32,9 @@ import { Api, fillHistory, type Klass, postGraph, sampleGraph, seedClass, synthe
 import { SIGNING_KEY, startServer } from "./throughput/server";
 import { atLeast, atMost, type BudgetLine, budgetLine, fmt, ratio, type Summary, summarize, table } from "./throughput/stats";
 
+/** Issue 13's measured ratios to hello-world (its table), printed next to today's. */
+const ISSUE_13_RATIOS: Record<string, number> = { accounts: 0.067, graded: 0.02, batch: 0.016, token: 0.018 };
+
 const { values } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
@@ -352,7 +355,6 @@ async function main() {
       if (!fl) continue;
       budget.push(atLeast(`${s.label} >= 0.6 of its floor`, ratio(summary(s.key).rps, summary(fl).rps), 0.6, "ratio to floor"));
     }
-    const today: Record<string, number> = { accounts: 0.067, graded: 0.02, batch: 0.016, token: 0.018 };
     if (start) {
       budget.push({
         name: `class start: ${start.learners} first answers at once on a cold 2,000-objective graph, 0 errors`,
@@ -360,9 +362,16 @@ async function main() {
         detail: `errors ${classStartErrors(start)} (statuses ${JSON.stringify(start.statuses)})`,
       });
     }
-    for (const [key, was] of Object.entries(today)) {
+    // Issue 13 asked for 2x its ratios to hello-world, measured with wrk against a hello-world of 5,826
+    // req/s; this harness's hello-world runs near 10,500, so the same line now asks about 3.6x issue 13's
+    // throughput, and for the graded event more than its own storage floor reaches (0.036 against the
+    // 0.040 asked). Issue 17's lines against the floors replace them; the ratios are still printed.
+    out("\nRatios to hello-world against issue 13's (informational, not budget lines):");
+    for (const [key, was] of Object.entries(ISSUE_13_RATIOS)) {
       const label = main.find((s) => s.key === key)?.label ?? key;
-      budget.push(atLeast(`${label} >= 2x today's ratio to hello-world`, ratio(summary(key).rps, hello.rps), 2 * was, "ratio to hello-world"));
+      const fl = floors[key];
+      const floorRatio = fl ? `, its floor ${ratio(summary(fl).rps, hello.rps).toFixed(3)}` : "";
+      out(`- ${label}: ${ratio(summary(key).rps, hello.rps).toFixed(3)} (issue 13: ${was}${floorRatio})`);
     }
 
     if (!values["no-series"]) {
