@@ -5,6 +5,8 @@
 const SERVICE = "^src/(app|index|config|env)\\.ts$|^src/(routes|http|services|objects|queues|reads|db|auth|rate-limits)/";
 /** The Durable Object classes: src/env.ts names each in its binding's type, and each takes the bindings as its env. */
 const OBJECT_CLASSES = "^src/objects/(token-gate|ip-gate|partner-gate|registration/registration-object)\\.ts$";
+/** The Durable Objects the HTTP layer calls (protect, the IP limit); their answers' types are named in src/http. */
+const GATES_CALLED_BY_HTTP = "^src/objects/(token-gate|ip-gate)\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -113,6 +115,21 @@ module.exports = {
         "The HTTP plumbing (authentication, validation, rate limits, error rendering) loads no resource: handlers load theirs through the services and authorize the caller on them (src/routes/authorize.ts).",
       from: { path: "^src/http/" },
       to: { path: "^src/(services|queues)/" },
+    },
+    {
+      name: "http-not-objects",
+      severity: "error",
+      comment:
+        "The HTTP plumbing calls two Durable Objects, the gates (TokenGate, IpGate), and names their answers' types; it depends on no other object module (the RegistrationObject's are reached through the services, and change with its storage). What an object and the HTTP layer both need, such as the message an object's error keeps across RPC, lives below both: src/errors.ts.",
+      from: { path: "^src/http/" },
+      to: { path: "^src/objects/", pathNot: GATES_CALLED_BY_HTTP },
+    },
+    {
+      name: "http-names-gate-types-only",
+      severity: "error",
+      comment: "The HTTP layer reaches the gates through their bindings (src/env.ts): of their modules it imports types only, never the classes' code.",
+      from: { path: "^src/http/" },
+      to: { path: GATES_CALLED_BY_HTTP, dependencyTypesNot: ["type-only"] },
     },
     {
       name: "reads-below-services",

@@ -3,7 +3,7 @@ import type { components } from "./schema";
 /** One event of a batch-events request (spec 4.6): `type` plus the fields of the single-event request. */
 export type HistoryEvent = components["schemas"]["BatchEvents"]["events"][number];
 
-/** Events per batch-events request (decisions.md "Events"). */
+/** Events per batch-events request (docs/api-conventions.md "Events"). */
 export const MAX_BATCH_EVENTS = 500;
 
 const timeOf = (e: HistoryEvent): number =>

@@ -97,7 +97,7 @@ function tokenId(authorization: string): string {
   return authorization ? authorization.slice(-16) : "anonymous";
 }
 
-/** The batch goal assignment counts `assign` and `unassign` requests in separate windows (decisions.md). */
+/** The batch goal assignment counts `assign` and `unassign` requests in separate windows (docs/api-conventions.md "Lists, tables and metrics bodies"). */
 function actionOf(pathname: string, method: string, body: ArrayBuffer | undefined): string | undefined {
   if (method !== "PUT" || !body || !/\/scoped-goals\/[^/]+\/registrations$/.test(pathname)) return undefined;
   try {

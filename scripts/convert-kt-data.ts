@@ -1,5 +1,6 @@
 /**
- * Converts the two secondary ASSISTments 2009 splits of /work/shared/data into the Gervet format read
+ * Converts the two secondary ASSISTments 2009 splits (assist2009_pid, assist2009_updated: public data
+ * sets, not in the repository; docs/datasets.md says where to get them) into the Gervet format read
  * by scripts/eval-kt.ts (tab-separated `user_id item_id timestamp correct skill_id` + q_mat.csv
  * `item_id,skill_ids`), so the learner model can be evaluated on splits it was not developed on.
  * Writes to --out-dir (a temp directory; never into the repo):
@@ -20,8 +21,10 @@
  *       problem id to tell a multi-skill expansion from a new response), as in the DKVMN protocol.
  * timestamp is 0 everywhere (the 2009 data has none; row order is chronological).
  *
- *   npx tsx scripts/convert-kt-data.ts --out-dir /tmp/kt [--data-dir /work/shared/data]
+ *   npx tsx scripts/convert-kt-data.ts --out-dir /tmp/kt [--data-dir DIR]
  *     [--folds 1,2,3,4,5] [--pid-train train+valid|train] [--no-merge]
+ * --data-dir: the directory holding assist2009_pid/ and assist2009_updated/ as docs/datasets.md lays
+ * them out (default /work/shared/data, where the project's own machine keeps them).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +37,7 @@ const arg = (name: string, dflt: string): string => {
 const outDir = arg("out-dir", "");
 if (!outDir) {
   console.error("usage: convert-kt-data --out-dir DIR [--data-dir DIR] [--folds 1,..,5] [--pid-train train+valid|train] [--no-merge]");
+  console.error("  --data-dir: holds assist2009_pid/ and assist2009_updated/ (docs/datasets.md: where to get them); default /work/shared/data");
   process.exit(2);
 }
 const dataDir = arg("data-dir", "/work/shared/data");

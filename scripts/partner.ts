@@ -1,4 +1,4 @@
-// Operator command: provisions a partner and its admin account (decisions.md "Partners and provisioning").
+// Operator command: provisions a partner and its admin account (README.md "Provisioning partners").
 //   npm run --silent partner -- create --name NAME [--local|--remote]
 // Prints exactly one JSON object on stdout; the client secret is shown once and stored only as a digest.
 import { parseArgs } from "node:util";

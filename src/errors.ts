@@ -38,3 +38,10 @@ export function serviceUnavailable(message: string, cause?: unknown): ApiError {
   if (cause !== undefined) error.cause = cause;
   return error;
 }
+
+/**
+ * The message of the RegistrationObject's `RegistrationErased` (src/objects/registration/erasure.ts),
+ * thrown by a read that raced the registration's erasure. RPC keeps an error's message, not its
+ * class, so `onError` (src/http/errors.ts) recognises it by this message and answers 503, retry.
+ */
+export const REGISTRATION_ERASED = "The registration has been erased.";

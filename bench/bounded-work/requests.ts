@@ -29,7 +29,7 @@ export interface LargestRequest {
   once?: boolean;
 }
 
-/** Predicted-score bodies at the corners of the decided limits (decisions.md turn 3). */
+/** Predicted-score bodies at the corners of its limits (docs/security.md "Limits"). */
 export function predictedScoreShapes(w: World): { shape: string; body: unknown }[] {
   const accounts = w.accounts.slice(0, Math.min(500, w.withHistory));
   const objectives = w.graph.objectives;

@@ -1,5 +1,5 @@
 /**
- * Content Inventory CSV -> graph document (decisions.md "Knowledge graphs"). Pure: the CLI
+ * Content Inventory CSV -> graph document (docs/graphs.md "Content Inventory CLI"). Pure: the CLI
  * (scripts/graph.ts) reads the files, this converts, src/graphs/validate-graph.ts validates, and
  * `explainIssue` turns a JSON-path issue back into "atoms.csv line 14 (mref-q17): ..." for the author.
  *

@@ -1,6 +1,6 @@
 /**
  * Strategy A over HTTP: a TutorClient that drives a running Pathwise service through its public API
- * only (spec 4.5, 4.4, 4.6; tokens per spec 5 and decisions.md "Tokens"), with the project's own
+ * only (spec 4.5, 4.4, 4.6; tokens per spec 5 and docs/architecture.md "Tokens"), with the project's own
  * typed client (pathwise/client: tokens per scope, pacing by the RateLimit headers, 429s waited out
  * and the same request sent again, an Idempotency-Key on every event post).
  *
@@ -135,7 +135,7 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
 /**
  * A class over HTTP (class-run.ts): the world provisioned once per strategy (its own graph, so what
  * the service learns from A's class does not reach B's), every student a registration of it. The
- * service refreshes what it learns from the class on its own schedule (decisions.md "Freshness").
+ * service refreshes what it learns from the class on its own schedule (docs/api-conventions.md "Freshness").
  */
 export function httpClass(api: PathwiseClient, runId: string): ClassFactory {
   return async (world, strategy) => {

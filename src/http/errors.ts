@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError, badRequest, serviceUnavailable } from "../errors";
-import { REGISTRATION_ERASED } from "../objects/registration/erasure";
+import { ApiError, badRequest, REGISTRATION_ERASED, serviceUnavailable } from "../errors";
 import type { ErrorBody } from "../schemas/common";
 
 /* How an error becomes a response: the decided JSON body, logging of failures. The errors themselves are src/errors.ts. */

@@ -5,7 +5,7 @@ import { rawCall } from "../support/raw-call";
 import { answers, type TutoringWorld, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 
-/** The metrics rows (decisions.md "Metrics the spec only names") and learners to watch, through the Worker. */
+/** The metrics rows (docs/analytics.md "Metrics rows") and learners to watch, through the Worker. */
 
 let w: TutoringWorld;
 const rows = (metric: string, body: Json, token?: string) =>

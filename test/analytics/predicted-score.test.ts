@@ -146,7 +146,7 @@ describe("POST /v0/accounts/metrics/predicted-score", () => {
       }),
       request({ account_ids: ["nope"] }),
       request({ learning_objective_coverage_requirement: 0 }),
-      // decisions.md "Input hygiene": no control, bidi or zero-width characters in partner-chosen ids
+      // no control, bidi or zero-width characters in partner-chosen ids (docs/security.md "Controls")
       request({ grouped_learning_objectives: [{ group_id: "unit\u202E1", learning_objectives: [{ learning_objective_id: "lref-a" }] }] }),
       request({ grouped_learning_objectives: [{ group_id: "u", learning_objectives: [{ learning_objective_id: "lref-a\u200B" }] }] }),
     ];

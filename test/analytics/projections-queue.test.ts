@@ -143,7 +143,7 @@ describe("projections consumer", () => {
     );
   });
 
-  it("the answers of a few seconds are published once, from the state they led to (decisions.md Freshness: coalesced per registration)", async () => {
+  it("the answers of a few seconds are published once, from the state they led to (docs/api-conventions.md, Freshness: coalesced per registration)", async () => {
     const p = await newPartner("Projection coalescing partner");
     const account = await createAccount(p);
     const li = (await api("POST", "/v0/learning-instances", { token: p.adminToken, body: { graph_id: (await createGraph(p)).id, name: "C" } })).body;

@@ -8,9 +8,10 @@ import { allows, type CallerName, factsOf, type SubjectKind } from "../core-api/
  * Both authorization matrices (test/core-api/authorization-matrix.test.ts and
  * test/authorization/matrix-all.test.ts) derive their expected statuses from `callerRules`, so a
  * wrong role in that table would be "expected" by them too. This file is the check on the table
- * itself: every route key has one line here, written from interface-spec.md section 4 (and
- * decisions.md where the spec says "not shown"), and the roles in `callerRules` must imply
- * exactly that line.
+ * itself: every route key has one line here, written from the interface spec's section 4 (and,
+ * where the spec says "not shown", the rules the area's document states: docs/graphs.md,
+ * docs/goals.md, docs/xapi.md, docs/privacy.md), and the roles in `callerRules` must imply exactly
+ * that line.
  *
  * Callers, as in the matrices (one learning instance of partner A):
  *   admin        partner A's admin token
@@ -41,8 +42,8 @@ const EXPECTED: Record<string, Line> = {
 
   // spec 4.2
   "POST /v0/learning-instances": ADMIN_ONLY_NO_SUBJECT, // Admin
-  // Spec silent (4.8 names GET /learning-instances without callers) and decisions.md silent:
-  // docs/architecture.md / callerRules make it admin-only (a partner-wide listing).
+  // Spec silent (4.8 names GET /learning-instances without callers): callerRules make it admin-only,
+  // as a listing of the whole partner's instances.
   "GET /v0/learning-instances": ADMIN_ONLY_NO_SUBJECT,
   "GET /v0/learning-instances/{id}": ["allow", "allow", "allow", "allow", "404"], // Admin or a user registered in the instance
   "PUT /v0/learning-instances/{id}": ADMIN_OR_INSTRUCTOR, // Admin or an instructor of the instance
@@ -57,16 +58,16 @@ const EXPECTED: Record<string, Line> = {
   "GET /v0/registrations/{reg_id}": ["allow", "allow", "allow", "deny", "404"], // Admin, the owner, or an instructor of the instance
   "DELETE /v0/registrations/{reg_id}": ADMIN_OR_INSTRUCTOR, // Admin or an instructor of the instance
 
-  // Knowledge graphs: spec 2.7 leaves them out; decisions.md gives the writes entitlements that only
-  // the partner admin account holds, so writes are admin-only. Reads: decisions.md names no caller;
-  // docs (callerRules comment, docs/graphs.md) let any user of the partner read course content.
+  // Knowledge graphs (docs/graphs.md): spec 2.7 leaves them out; the writes need entitlements that only
+  // the partner admin account holds, so writes are admin-only. Reads: graphs are course content, so
+  // any user of the partner may read them.
   "POST /v0/graphs": ADMIN_ONLY_NO_SUBJECT,
   "POST /v0/graphs/validate": ADMIN_ONLY_NO_SUBJECT,
   "PUT /v0/graphs/{graph_id}": ADMIN_ONLY,
-  "GET /v0/graphs/{graph_id}": ["allow", "allow", "allow", "allow", "404"], // spec and decisions silent: docs say any user of the partner
-  "GET /v0/graphs": ANYONE, // spec and decisions silent: docs say any user of the partner (own graphs only)
+  "GET /v0/graphs/{graph_id}": ["allow", "allow", "allow", "allow", "404"], // docs/graphs.md: any user of the partner
+  "GET /v0/graphs": ANYONE, // docs/graphs.md: any user of the partner (own graphs only)
 
-  // Scoped goals and assignment: decisions.md "Caller rules: Admin or an instructor of the learning instance."
+  // Scoped goals and assignment (docs/goals.md "Endpoints"): Admin or an instructor of the learning instance.
   "POST /v0/learning-instances/{id}/scoped-goals": ADMIN_OR_INSTRUCTOR,
   "GET /v0/learning-instances/{id}/scoped-goals": ADMIN_OR_INSTRUCTOR,
   "GET /v0/learning-instances/{id}/scoped-goals/{goal_id}": ADMIN_OR_INSTRUCTOR,
@@ -83,7 +84,7 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/recommendation-followed-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/focus-events": ADMIN_OR_OWNER,
   "POST /v0/registrations/{id}/batch-events": ADMIN_OR_OWNER,
-  // xAPI statements in (decisions.md): "the caller rules of the event endpoints", on the registration each
+  // xAPI statements in (docs/xapi.md): the caller rules of the event endpoints, on the registration each
   // statement names in its body; another partner's registration is an unmappable statement: 400, not 404.
   "POST /v0/xapi/statements": ["allow", "allow", "deny", "deny", "400"],
   "PUT /v0/xapi/statements": ["allow", "allow", "deny", "deny", "400"],
@@ -108,7 +109,7 @@ const EXPECTED: Record<string, Line> = {
   "POST /v0/registrations/{id}/metrics/active-time/rows": ["allow", "allow", "allow", "deny", "404"],
   "POST /v0/learning-instances/{id}/metrics/groups": ADMIN_OR_INSTRUCTOR,
 
-  // decisions.md "Student data lifecycle": "partner admin only"
+  // Student data lifecycle (docs/privacy.md): partner admin only
   "POST /v0/accounts/{account_id}/erasure": ADMIN_ONLY,
   "POST /v0/learning-instances/{id}/erasure": ADMIN_ONLY,
   "GET /v0/erasures/{erasure_id}": ADMIN_ONLY, // another partner's erasure is not found

@@ -57,7 +57,7 @@ interface Case {
   headers?: Record<string, string>;
   /**
    * The status when the body names another partner's resource (default 404): xAPI statements naming
-   * a registration that is not the caller's partner's are 400, like any unmappable statement (decisions.md).
+   * a registration that is not the caller's partner's are 400, like any unmappable statement (docs/xapi.md "Validation, all or nothing").
    */
   foreignStatus?: number;
 }
@@ -443,7 +443,7 @@ const WATCH_CASES: Case[] = [
   },
 ];
 
-// ---- student data lifecycle (decisions.md: partner admin only) ------------------------------------
+// ---- student data lifecycle (docs/privacy.md: partner admin only) ---------------------------------
 
 /** A fresh account of the side, registered in its instance (an erasure destroys it: one per cell). */
 const freshAccount = async (ctx: Omit<Ctx, "s">) => {
@@ -623,7 +623,7 @@ describe("authorization matrix, all routes beyond the roster (callerRules)", () 
     expect(keys.filter((k) => ROSTER_ROUTE.test(k)).length).toBeGreaterThanOrEqual(14);
   });
 
-  it("derives the expected cells from the table (spot checks against spec 4.6 and decisions.md)", () => {
+  it("derives the expected cells from the table (spot checks against spec 4.6 and docs/xapi.md)", () => {
     const row = (key: RouteKey) => CALLERS.map((caller) => expectedStatus(CASES.find((c) => c.key === key)!, caller));
     expect(row("POST /v0/registrations/{id}/graded-events")).toEqual([204, 204, 403, 403, 404]);
     // xAPI: the event endpoints' rule; another partner's registration is an unmappable statement (400)

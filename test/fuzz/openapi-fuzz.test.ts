@@ -26,7 +26,7 @@ import { SchemaReader } from "./schema-arbitraries";
  *            maximum, deep nesting, an unknown field where an object is strict) are answered
  *            400/413/422 in the decided error shape;
  * - at maxima: valid requests whose lists are at their documented maxItems and whose bounded
- *            integers (pages, per-page counts) at their maximum (decisions.md turn 3) are treated as
+ *            integers (pages, per-page counts) at their maximum (docs/security.md "Limits") are treated as
  *            valid ones (a body over the route's size limit may be a 413), and answer at most 10 MB;
  * - any refused request changes nothing: D1 row counts of every table (less those the queue
  *   consumer writes in the background) and the event count of every fuzz-world registration's
@@ -172,7 +172,7 @@ async function snapshot(): Promise<string> {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * xAPI statements (decisions.md "xAPI statements in"): a statement the document allows that cannot be
+ * xAPI statements (docs/xapi.md "Validation, all or nothing"): a statement the document allows that cannot be
  * mapped to an event (a registration, module or actor that is not the partner's, another object type,
  * a duration over 7 days, a future timestamp, an id reused within the request) is a 400 naming the
  * field, by decision, not a 422. Only such 400s pass; any other 400 of a valid request still fails.
@@ -183,7 +183,7 @@ function xapiMappingRefusal(op: Operation, status: number, body: any): boolean {
   return body.details.every((d: { path: string }) => XAPI_MAPPING_FIELD.test(d.path));
 }
 
-/** The decided error body (decisions.md); the token endpoint's RFC 6749 body carries the same fields. */
+/** The one error body (docs/api-conventions.md "HTTP conventions"); the token endpoint's RFC 6749 body carries the same fields. */
 function errorShapeProblem(op: Operation, status: number, body: any): string | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return `error body is not a JSON object: ${JSON.stringify(body)}`;
   const b = body as Record<string, any>;

@@ -22,7 +22,7 @@ export interface Vocabulary {
  * listed here (or stated in the schema).
  */
 export const CROSS_FIELD_RULES: Record<string, (value: any) => any> = {
-  // decisions.md "Scoped goals": exactly one of targets and topics; one target kind; no duplicate targets or topic ids.
+  // docs/goals.md "The decided rules": exactly one of targets and topics; one target kind; no duplicate targets or topic ids.
   ScopedGoalRequest: (goal) => {
     const g = { ...goal };
     if (g.targets && g.topics) delete g.topics;
@@ -49,13 +49,13 @@ export const CROSS_FIELD_RULES: Record<string, (value: any) => any> = {
     if (!b.registration_ids && !b.registration_type) b.registration_type = "learner";
     return b;
   },
-  // Proficiency rows name goals and/or objectives (decisions.md "Clarifications").
+  // Proficiency rows name goals and/or objectives (docs/api-conventions.md "Lists, tables and metrics bodies").
   ProficiencyRowsRequest: (body) => (body.goal_ids || body.learning_objective_ids ? body : { ...body, learning_objective_ids: ["lref-a"] }),
   InstanceProficiencyRowsRequest: (body) => (body.goal_ids || body.learning_objective_ids ? body : { ...body, learning_objective_ids: ["lref-a"] }),
   // Active time: end_date on or after start_date, at most 7 days (docs/analytics.md).
   ActiveTimeRowsRequest: (body) => ({ ...body, end_date: body.start_date }),
   InstanceActiveTimeRowsRequest: (body) => ({ ...body, end_date: body.start_date }),
-  // Predicted score: group ids are unique (spec 4.7); accounts within the two decided products (decisions.md turn 3).
+  // Predicted score: group ids are unique (spec 4.7); accounts within the two product limits (docs/security.md "Limits").
   PredictedScoreRequest: (body) => {
     const seen = new Set<string>();
     const groups = body.grouped_learning_objectives.filter((g: any) => !seen.has(g.group_id) && seen.add(g.group_id));
@@ -63,7 +63,7 @@ export const CROSS_FIELD_RULES: Record<string, (value: any) => any> = {
     const accounts = Math.max(1, Math.min(10_000 / objectives, 50_000 / ((groups.length + objectives + 1) * body.confidence_levels.length)));
     return { ...body, grouped_learning_objectives: groups, account_ids: body.account_ids.slice(0, Math.floor(accounts)) };
   },
-  // decisions.md "Events": most recent first.
+  // Events most recent first (docs/api-conventions.md "Events").
   BatchEvents: (body) => {
     const time = (e: any) => Date.parse(e.interaction_end_time ?? e.time_followed);
     return { ...body, events: [...body.events].sort((a: any, b: any) => time(b) - time(a)) };
@@ -75,7 +75,7 @@ const MAXIMA_CAP = 20_000;
 
 export class SchemaReader {
   /**
-   * `atMaxima`: values at the documented maxima (decisions.md "Input hygiene", turn 3): most lists at
+   * `atMaxima`: values at the documented maxima (docs/security.md "Limits"): most lists at
    * their `maxItems` (lists inside such a list at their usual lengths, so a request stays bounded the
    * way the service bounds it) and most bounded integers at their `maximum` (pages, per-page counts).
    */

@@ -14,7 +14,7 @@ import { scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
 
 /**
- * Erasure inside a class (decisions.md "Student data lifecycle"; issue 20): the class pages stop
+ * Erasure inside a class (docs/privacy.md "Erasure"): the class pages stop
  * listing an erased learner at once, and what the other learners and their instructors read
  * (recommendations, statuses, proficiency, the graph's population statistics) is unchanged by the
  * erasure. An instance erasure removes every registration of the class and the class's goals, keeps

@@ -14,10 +14,10 @@ import { api } from "../support/typed-api";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Issue 20's second "done when": events keep arriving while the account is erased. Each is either
- * refused (404: the registration is hidden at once, and an object already erased refuses what
- * raced past that check) or stored before its object was erased and erased with it; nothing is
- * resurrected after `complete`.
+ * Events racing the erasure (docs/privacy.md "Erasure"): events keep arriving while the account is
+ * erased. Each is either refused (404: the registration is hidden at once, and an object already
+ * erased refuses what raced past that check) or stored before its object was erased and erased with
+ * it; nothing is resurrected after `complete`.
  *
  * The posts go in rounds of four concurrent batches, with a short pause between rounds: workerd
  * runs timers (the queue's batch timeout, which drives the erasure job) only when the event loop

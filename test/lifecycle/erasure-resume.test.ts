@@ -14,10 +14,10 @@ import { scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
 
 /**
- * An erasure survives the Worker dying half way (issue 20: "resumable if the Worker dies half way;
- * the receipt stays pending until every store is done"). The job is driven here by hand, with the
- * erasure queue's message lost (a producer that drops it) and a registration's Durable Object
- * failing mid-step, as a crashed invocation leaves things; then resumed.
+ * An erasure survives the Worker dying half way (docs/privacy.md "Erasure", "Resumable and safe to
+ * repeat": the receipt stays pending until every store is done). The job is driven here by hand,
+ * with the erasure queue's message lost (a producer that drops it) and a registration's Durable
+ * Object failing mid-step, as a crashed invocation leaves things; then resumed.
  */
 
 const db = () => openDb(env.DB);

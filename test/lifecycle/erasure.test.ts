@@ -15,11 +15,11 @@ import { d1Tables, scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Student data lifecycle", issue 20's first "done when": an account with several
- * registrations that have events, tutor state, projections, queued messages and a dead letter is
- * erased; then every D1 table and every Durable Object's storage is read whole, and none of the
- * account's ids or its external_user_id is found (the tombstone, the receipt and the record of the
- * request name the account id: they are the proof of the erasure).
+ * docs/privacy.md "Erasure": an account with several registrations that have events, tutor state,
+ * projections, queued messages and a dead letter is erased; then every D1 table and every Durable
+ * Object's storage is read whole, and none of the account's ids or its external_user_id is found
+ * (the tombstone, the receipt and the record of the request name the account id: they are the proof
+ * of the erasure).
  */
 
 const db = () => openDb(env.DB);

@@ -8,7 +8,7 @@ import { BASE } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**
- * GET /v0/accounts/{id}/export (decisions.md "Student data lifecycle"): the account's data as one
+ * GET /v0/accounts/{id}/export (docs/privacy.md "Export"): the account's data as one
  * streamed JSON document, and as xAPI 1.0.3 statements; each export is recorded. The xAPI libraries
  * read the statements in test/local/export-xapi.test.ts.
  */

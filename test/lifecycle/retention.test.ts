@@ -10,7 +10,7 @@ import { eventCount, registrationObject } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
 /**
- * Retention (decisions.md "Student data lifecycle"): the partner setting `event_retention_days`;
+ * Retention (docs/privacy.md "Retention"): the partner setting `event_retention_days`;
  * the scheduled job removes events received before the horizon from the registrations' logs once
  * folded into the learner state; the state, recommendations and analytics keep working.
  */

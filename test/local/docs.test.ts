@@ -77,7 +77,7 @@ describe("GET /docs in Chromium", () => {
     expect([...watch.consoleErrors.map((m) => `console: ${m}`), ...watch.pageErrors.map((m) => `page error: ${m}`), ...watch.failedResponses]).toEqual([]);
   });
 
-  // decisions.md turn 3: the page shares an origin (and so localStorage) with the instructor dashboard.
+  // The page shares an origin (and so localStorage) with the instructor dashboard (docs/security.md "Controls").
   it("never keeps a token or client secret typed into Authorize: not in localStorage, gone on reload; an old stored one is removed", async () => {
     const page = await browser.context.newPage();
     await page.goto(`${service.base}/docs`, { waitUntil: "networkidle" });

@@ -6,8 +6,8 @@ import { canonicalJson } from "../../src/lib/canonical-json";
 import { demoGraph } from "../support/demo-graph";
 
 /**
- * The export as xAPI statements (decisions.md "Student data lifecycle": "xAPI 1.0.3 statements that
- * any LRS accepts"), read by two real xAPI libraries from npm against the Worker served by
+ * The export as xAPI statements (docs/privacy.md "Export": xAPI 1.0.3 statements that any LRS
+ * accepts), read by two real xAPI libraries from npm against the Worker served by
  * `wrangler dev`: TinCanJS parses every statement and writes it back unchanged (a property it does
  * not understand or a malformed one would be dropped or rewritten), and @xapi/xapi sends them to an
  * LRS, Pathwise's own statement intake, which validates each against xAPI 1.0.3 and maps it back to

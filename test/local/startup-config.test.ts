@@ -7,11 +7,12 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { wrangler } from "../../scripts/lib/wrangler";
 
 /**
- * decisions.md "Input hygiene": a bad configuration value fails the deploy check and startup, never a
- * request. The Worker as deployed (`wrangler deploy --dry-run`'s bundle) in workerd with wrangler.toml's
- * bindings: with a valid configuration it starts and answers; with a bad value it does not start at
- * all (workerd reports the Worker's ConfigError naming the setting), so no request is ever answered
- * 500 for it. (The deploy check itself: test/unit/security/check-config.test.ts.)
+ * docs/security.md "Controls" (a bad deployment setting): a bad configuration value fails the
+ * deploy check and startup, never a request. The Worker as deployed (`wrangler deploy --dry-run`'s
+ * bundle) in workerd with wrangler.toml's bindings: with a valid configuration it starts and
+ * answers; with a bad value it does not start at all (workerd reports the Worker's ConfigError
+ * naming the setting), so no request is ever answered 500 for it. (The deploy check itself:
+ * test/unit/security/check-config.test.ts.)
  */
 
 const KEY = "startup-test-signing-key-0123456789abcdef0123456789";

@@ -3,7 +3,7 @@ import { createAccount, createInstance, newPartner, register } from "../support/
 import { eventCount, learnerState } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
-/** Spec 8 / issue 5 "Done when": a request refused by the rate limiter is not processed. */
+/** Spec 8: a request refused by the rate limiter is not processed (docs/rate-limits.md "Token limits", "Not processed"). */
 
 const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
 const ATOMS = ["mref-a1", "mref-a2", "mref-b1"];

@@ -7,7 +7,7 @@ import { rawCall } from "../support/raw-call";
 import { answers, type TutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 
-/** Spec 4.4 through the Worker: paging, rows per decisions.md, unassigned cells, validation. */
+/** Spec 4.4 through the Worker: paging, rows per docs/api-conventions.md "Lists, tables and metrics bodies", unassigned cells, validation. */
 
 interface ClassWorld {
   p: Partner;

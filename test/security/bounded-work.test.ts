@@ -7,9 +7,9 @@ import { type TutoringWorld, tutoringWorld } from "../support/tutoring";
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Input hygiene" (turn 3), the requests of issue 19: predicted score refuses work over its
- * decided limits with 422 naming the limit; identifiers are judged by Unicode category and NFC; every
- * date lies in 1970..2100; metrics rows refuse objective ids the graph does not have.
+ * docs/security.md "Limits" and "Controls": predicted score refuses work over its limits with 422
+ * naming the limit; identifiers are judged by Unicode category and NFC; every date lies in
+ * 1970..2100; metrics rows refuse objective ids the graph does not have.
  */
 
 let w: TutoringWorld;
@@ -28,7 +28,7 @@ function expectLimit(res: ApiResponse, names: RegExp) {
 }
 
 describe("predicted score: bounded work, 422 naming the limit", () => {
-  it("the issue's request (500 accounts, 100 groups of 20 objectives, levels 0..100) is refused at once", async () => {
+  it("a request far over the limits (500 accounts, 100 groups of 20 objectives, levels 0..100) is refused at once", async () => {
     const res = await predicted({
       account_ids: accounts(500),
       graph_ids: ["gref-demo"],

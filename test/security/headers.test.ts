@@ -7,7 +7,7 @@ import { api } from "../support/typed-api";
 /**
  * Response headers (docs/security.md): nosniff on everything the Worker answers, no-store on the
  * whole /v0 API (tokens and learner data), a self-only Content-Security-Policy on the /docs page,
- * and CORS only for the origins a deployment lists (decisions.md).
+ * and CORS only for the origins a deployment lists.
  */
 
 let p: Partner;

@@ -7,7 +7,7 @@ import { type ApiResponse, BASE, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Input hygiene": request bodies are UTF-8 or 400; identifiers a partner chooses carry
+ * docs/security.md "Controls": request bodies are UTF-8 or 400; identifiers a partner chooses carry
  * no control, bidi-formatting or zero-width characters (400 with the path); names and free text may
  * hold line breaks and tabs but none of the others; event times before 1970 are 400.
  */
@@ -149,7 +149,7 @@ describe("request bodies must be valid UTF-8", () => {
   });
 });
 
-/** Characters no partner-chosen identifier may contain, and names neither (decisions.md). */
+/** Characters no partner-chosen identifier may contain, and names neither (docs/security.md "Controls"). */
 const FORBIDDEN: [string, string][] = [
   ["NUL", "\u0000"],
   ["BEL", "\u0007"],

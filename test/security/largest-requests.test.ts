@@ -21,7 +21,7 @@ import { BASE, rawCall } from "../support/raw-call";
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Input hygiene" (turn 3): every endpoint's largest allowed request finishes well inside
+ * docs/security.md "Limits": every endpoint's largest allowed request finishes well inside
  * the Workers CPU limit (30 s by default) with an answer of at most 10 MB. One case per operation of
  * the served OpenAPI document (a new operation fails the first test until it has a case): the request
  * at every maximum its request can reach (list lengths, pages, goal ids, the 6 MiB graph, 2,000-target
@@ -264,7 +264,7 @@ const CASES: Record<string, Case[]> = {
   "DELETE /v0/learning-instances/{id}": [
     { shape: `${LEARNERS} registrations, ${GOALS} goals (the last case)`, request: async () => ({ method: "DELETE", path: `/v0/learning-instances/${w.li}` }) },
   ],
-  // data lifecycle (issue 20): the export streams (docs/security.md "Limits": its size grows with the history)
+  // data lifecycle (docs/privacy.md): the export streams (docs/security.md "Limits": its size grows with the history)
   "GET /v0/accounts/{account_id}/export": [
     { shape: "a learner with events and 40 goals (JSON)", request: async () => ({ method: "GET", path: `/v0/accounts/${w.accounts[0]?.id}/export` }) },
     {

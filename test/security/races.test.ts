@@ -12,7 +12,7 @@ import { eventCount } from "../support/registration-object";
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Input hygiene and token housekeeping": a learning instance being deleted accepts no
+ * docs/security.md "Controls" (races with a delete, retries): a learning instance being deleted accepts no
  * new registrations or goals, even concurrently; an Idempotency-Key retry gets the first outcome
  * before anything is validated again against current data.
  */

@@ -10,7 +10,7 @@ import { insertLiveTokens, jtiOf, revokedInGate, tokenRequestsFrom } from "../su
 import { api } from "../support/typed-api";
 
 /**
- * decisions.md "Input hygiene and token housekeeping": a client is never locked out by the live-token
+ * docs/architecture.md "Tokens", docs/security.md "Controls": a client is never locked out by the live-token
  * cap (the oldest live token is retired instead), a refresh grant retires the access token issued
  * with the refresh token it spends, tokens are verified on their canonical encoding only, and
  * X-Request-Id is always the service's own.

@@ -6,6 +6,7 @@
  * erasure is refused, never stored in an emptied object.
  */
 
+import { REGISTRATION_ERASED } from "../../errors";
 import type { IngestOutcome } from "./rpc";
 
 /** What erasing the object removed: rows per SQLite table and stored key-value entries. */
@@ -27,9 +28,6 @@ export function isErased(storage: DurableObjectStorage): boolean {
 
 /** An erased object's answer to an event post: the registration is gone (nothing is stored). */
 export const ERASED: IngestOutcome = { ok: false, status: 404, message: "Registration not found.", details: [], replayed: false };
-
-/** The message of `RegistrationErased` (RPC keeps an error's message, not its class): the API answers it 503, retry. */
-export const REGISTRATION_ERASED = "The registration has been erased.";
 
 /** Thrown by a read of an erased registration (it raced the erasure; the API answers 404 from then on). */
 export class RegistrationErased extends Error {

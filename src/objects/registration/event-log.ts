@@ -2,6 +2,7 @@ import type { ActivityEvent } from "../../analytics";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { findModule } from "../../graphs/runtime-graph";
 import type { ItemEntry, LearnerEvent } from "../../model";
+import type { LoggedBody } from "../../schemas/audit";
 import type { EventInput } from "./rpc";
 
 /** A row of the append-only `events` table that the learner model replays (graded and ungraded). */
@@ -12,19 +13,6 @@ export interface LoggedEvent extends Record<string, SqlStorageValue> {
   graph_version: number | null;
   occurred_at: number;
   body: string;
-}
-
-/** What an event row's `body` holds: the event as accepted, plus the item parameters it was applied with. */
-export interface LoggedBody {
-  module_id?: string;
-  is_correct?: boolean;
-  duration?: number;
-  goal_id?: string;
-  instance_hash?: string;
-  recommendation_id?: number;
-  /** the xAPI statement the event came from */
-  statement_id?: string;
-  item?: ItemEntry;
 }
 
 /**

@@ -1,5 +1,5 @@
+import type { LoggedBody } from "../../schemas/audit";
 import { isErased, RegistrationErased } from "./erasure";
-import type { LoggedBody } from "./event-log";
 import { retentionSnapshot } from "./retention";
 
 /** One stored event as the export hands it out: the event as received, without the model's internals. */

@@ -9,6 +9,7 @@ import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../..
 import { modelGraphFor } from "../../policy/model-graph";
 import type { ItemObservation } from "../../queues/messages";
 import { unknownGoals } from "../../reads/live-goals";
+import type { LoggedBody } from "../../schemas/audit";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
 import { D1Reads } from "./d1-reads";
@@ -219,7 +220,7 @@ export class RegistrationObject extends DurableObject<Env> {
       module: r.module,
       graph_version: r.graph_version,
       occurred_at: r.occurred_at,
-      body: JSON.parse(r.body),
+      body: JSON.parse(r.body) as LoggedBody,
     }));
     const last = rows.at(-1);
     return { event_count: this.#log.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };

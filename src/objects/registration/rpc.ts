@@ -1,5 +1,6 @@
 /** Types shared by the event routes (callers) and the RegistrationObject (RPC payloads). */
 import type { Recommendation } from "../../policy";
+import type { AuditedEvent } from "../../schemas/audit";
 import type { ErrorDetail } from "../../schemas/common";
 import type { GoalBody } from "../../schemas/goals";
 
@@ -52,7 +53,7 @@ export interface IngestRequest {
 /** The operator audit of a registration's storage (docs/security.md "Operator diagnostics"). */
 export interface AuditPage {
   event_count: number;
-  events: { seq: number; kind: string; module: string | null; graph_version: number | null; occurred_at: number; body: unknown }[];
+  events: AuditedEvent[];
   /** the seq to pass as `after` for the next page; absent on the last page */
   next_after?: number;
 }

@@ -6,7 +6,7 @@ import type { GoalStatus } from "../../../src/policy";
 const goal: GoalSpec = { id: "goal-1", version: 1, body: { targets: { include: ["lref-a"] } }, graphUuid: "g", graphVersion: 1 } as GoalSpec;
 const status = (progress: number): GoalStatus => ({ status: "in_progress", progress, work_remaining: 3, targets: [] });
 
-describe("goal status memo (class-level reads may lag 10 s; decisions.md Freshness)", () => {
+describe("goal status memo (class-level reads may lag 10 s: docs/api-conventions.md, Freshness)", () => {
   it("answers the same state's status again within its age, and computes it again after", () => {
     const memo = new StatusMemo();
     let computed = 0;

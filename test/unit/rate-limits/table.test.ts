@@ -4,9 +4,9 @@ import { RATE_WINDOW_MS, type RateLimitRule, rateLimitFor, rateLimits, routeShap
 import { METRICS as API_METRICS } from "../../../src/schemas/metrics";
 
 /**
- * Spec section 8.2, copied verbatim from /work/shared/spec/interface-spec.md (tests run inside
- * workerd and cannot read files). If the spec changes, paste the new table here: the test then
- * says which code rows disagree.
+ * Spec section 8.2 (the interface specification's rate-limit table; docs/rate-limits.md "The
+ * table"), copied verbatim (tests run inside workerd and cannot read files). If the spec changes,
+ * paste the new table here: the test then says which code rows disagree.
  */
 const SPEC_8_2 = `
 | Endpoint | Limit |
