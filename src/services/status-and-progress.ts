@@ -7,7 +7,8 @@ import { CLASS_STATUS_MAX_AGE_MS } from "../objects/registration/status-memo";
 import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
-import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
+import { assignedLearnerPage } from "./assigned-learner-page";
+import { assignmentsOf, goalSpecOf, requestedGoals } from "./goal-specs";
 import { registrationObject } from "./registrations";
 
 export interface StatusRow {
@@ -132,17 +133,16 @@ export async function instanceStatusPage(
   checkRowFits(rowBytes);
   // Large goals: fewer rows than asked, so the page stays under PAGE_MAX_BYTES (`next` follows).
   const rowsThatFit = Math.max(1, Math.min(perPage, Math.floor(PAGE_MAX_BYTES / rowBytes)));
-  const { ids: regIds, more } = await learnerPage(
+  const {
+    ids: regIds,
+    more,
+    assigned,
+  } = await assignedLearnerPage(
     db,
     liId,
     columns.map((g) => g.id),
     offset,
     rowsThatFit,
-  );
-  const assigned = await assignmentsOf(
-    db,
-    regIds,
-    columns.map((g) => g.id),
   );
   const specs = specsOf(columns, graph.uuid, graph.version);
   // A class-level read (docs/api-conventions.md "Freshness"): a learner's status may be a few seconds old, never behind its events.
