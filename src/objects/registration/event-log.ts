@@ -2,7 +2,7 @@ import type { ActivityEvent } from "../../analytics";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { findModule } from "../../graphs/runtime-graph";
 import type { ItemEntry, LearnerEvent } from "../../model";
-import type { EventInput } from "./rpc";
+import type { AuditPage, EventInput } from "./rpc";
 
 /** A row of the append-only `events` table that the learner model replays (graded and ungraded). */
 export interface LoggedEvent extends Record<string, SqlStorageValue> {
@@ -76,6 +76,21 @@ export class EventLog {
 
   count(): number {
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
+  }
+
+  /** The operator audit's page of stored events (docs/security.md "Operator diagnostics"). */
+  auditPage(afterSeq: number, limit: number): AuditPage {
+    const rows = this.page(afterSeq, limit);
+    const events = rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      module: r.module,
+      graph_version: r.graph_version,
+      occurred_at: r.occurred_at,
+      body: JSON.parse(r.body),
+    }));
+    const last = rows.at(-1);
+    return { event_count: this.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };
   }
 
   /** Every stored event after `afterSeq` (all kinds, focus included), oldest first, at most `limit`. */

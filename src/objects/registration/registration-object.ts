@@ -12,7 +12,8 @@ import { unknownGoals } from "../../reads/live-goals";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
 import { D1Reads } from "./d1-reads";
-import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
+import { ErasedFlag } from "./erased-flag";
+import { ERASED, type ErasedCounts, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
@@ -60,10 +61,12 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #alarm: AlarmSchedule;
   readonly #statuses = new StatusMemo();
   readonly #reads: D1Reads;
+  readonly #erased: ErasedFlag;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    if (!isErased(ctx.storage)) migrate(ctx.storage);
+    this.#erased = new ErasedFlag(ctx.storage);
+    if (!this.#erased.get()) migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
     this.#model = new ModelStateStore(ctx.storage.kv);
@@ -79,7 +82,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
-    if (isErased(this.ctx.storage)) return ERASED;
+    if (this.#erased.get()) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
@@ -87,13 +90,13 @@ export class RegistrationObject extends DurableObject<Env> {
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
-    if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
+    if (this.#erased.get()) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
     const graph = await this.#reads.graph(request.graphUuid, request.graphVersion);
     const items = await this.#reads.items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
-    if (isErased(this.ctx.storage)) return ERASED;
+    if (this.#erased.get()) return ERASED;
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     // xAPI statements already stored are skipped; a stored id with other content refuses the request.
@@ -211,18 +214,8 @@ export class RegistrationObject extends DurableObject<Env> {
    * so an operator can check what a registration holds (the soak test checks exactly-once with it).
    */
   auditEvents(afterSeq: number, limit: number): AuditPage {
-    if (isErased(this.ctx.storage)) throw new RegistrationErased();
-    const rows = this.#log.page(afterSeq, limit);
-    const events = rows.map((r) => ({
-      seq: r.seq,
-      kind: r.kind,
-      module: r.module,
-      graph_version: r.graph_version,
-      occurred_at: r.occurred_at,
-      body: JSON.parse(r.body),
-    }));
-    const last = rows.at(-1);
-    return { event_count: this.#log.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };
+    if (this.#erased.get()) throw new RegistrationErased();
+    return this.#log.auditPage(afterSeq, limit);
   }
 
   /** Operator audit: whether the kept learner and tutor states equal their replay from the event log. */
@@ -235,7 +228,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Data lifecycle (docs/privacy.md): all storage deleted, a tombstone left (./erasure.ts); pages of events for an export (./export.ts). */
   erase(): Promise<ErasedCounts> {
-    return eraseStorage(this.ctx.storage);
+    return this.#erased.erase();
   }
   exportEvents(afterSeq: number, limit: number): ExportPage {
     return exportPage(this.ctx.storage, afterSeq, limit);
@@ -243,7 +236,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Data lifecycle: removes the events received before `cutoffMs`, keeping the state they led to (./retention.ts). */
   async applyRetention(cutoffMs: number): Promise<number> {
-    if (isErased(this.ctx.storage)) return 0;
+    if (this.#erased.get()) return 0;
     await this.#ensureStateMatchesParams();
     return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#reads.graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
   }
@@ -262,7 +255,7 @@ export class RegistrationObject extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
-    if (isErased(this.ctx.storage)) return;
+    if (this.#erased.get()) return;
     if (this.#modelUpdatesPending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
     if (this.#projection.pending()) await this.#publishProjection();
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
@@ -348,7 +341,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
-    if (isErased(this.ctx.storage)) throw new RegistrationErased();
+    if (this.#erased.get()) throw new RegistrationErased();
     if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
