@@ -1,16 +1,12 @@
 import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
-import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./outbox-messages";
+import { outboxMessages, populationMessages, SEND_BATCH_BYTES, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
 
 /** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
 interface OutboxQueues {
   modelUpdates: Queue<ModelUpdateMessage>;
   projections: Queue<ProjectionMessage>;
 }
-
-/** Queues take batches of at most 256 KB and 100 messages. */
-const SEND_BATCH_BYTES = 200_000;
-const SEND_BATCH_MESSAGES = 100;
 
 /** How soon the alarm retries an outbox send the queue refused. */
 export const OUTBOX_RETRY_MS = 10_000;
@@ -26,8 +22,9 @@ const HELD = "held-observations";
 /**
  * The registration's outbox: messages written in the same transaction as the events they come from,
  * sent to their queue later (by the alarm), deleted only once the queue took them. Model-update
- * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once);
- * projection messages carry their own sequence number (their merge is idempotent).
+ * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once).
+ * Projections are sent without the outbox (./pending-projection.ts); projection rows written
+ * before that are still sent from here.
  */
 export class Outbox {
   readonly #sql: SqlStorage;
@@ -61,14 +58,6 @@ export class Outbox {
   /** The registration's change to its graph's population statistics (src/tracing/contribute.ts). */
   addPopulation(graphUuid: string, delta: StatisticsDelta): void {
     for (const body of populationMessages(graphUuid, delta)) this.#insert("model-updates", body);
-  }
-
-  addProjection(messages: ProjectionMessage[]): void {
-    for (const m of messages) {
-      const body = JSON.stringify(m);
-      if (utf8Bytes(body) > MESSAGE_BYTES) throw new Error(`projection message of ${utf8Bytes(body)} bytes exceeds ${MESSAGE_BYTES}`);
-      this.#insert("projections", body);
-    }
   }
 
   #insert(queue: OutboxQueue | typeof HELD, body: string): void {

@@ -7,7 +7,7 @@ import { canonicalJson } from "../../lib/canonical-json";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
-import type { ItemObservation } from "../../queues/messages";
+import type { ItemObservation, ProjectionMessage } from "../../queues/messages";
 import { unknownGoals } from "../../reads/live-goals";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
@@ -19,9 +19,10 @@ import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
-import { OUTBOX_RETRY_MS, Outbox } from "./outbox";
+import { OUTBOX_RETRY_MS, Outbox, type SendResult } from "./outbox";
 import { PendingProjection, PROJECTION_DELAY_MS } from "./pending-projection";
 import { changedEvidence, PopulationShare } from "./population-share";
+import { sendProjections } from "./projection-send";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
 import { pruneLog, replayStart } from "./retention";
@@ -256,11 +257,11 @@ export class RegistrationObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#alarm.fired();
     if (this.#erased.get()) return;
-    if (this.#modelUpdatesPending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
-    if (this.#projection.pending()) await this.#publishProjection();
+    if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
+    const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
-    if (sent === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
+    if (sent === "failed" || published === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.set(Date.now());
     else if (this.#modelUpdatesPending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
   }
@@ -360,16 +361,20 @@ export class RegistrationObject extends DurableObject<Env> {
     if (publisherIdentity(this.ctx.storage.kv).accountId) this.#projection.mark("all");
   }
 
-  /** The beliefs changed since the last publication, as they are now, into the outbox: one message for all the events since (./pending-projection.ts). */
-  async #publishProjection(): Promise<void> {
+  /** The beliefs changed since the last publication, as they are now, sent to the projections queue: one message for all the events since (./pending-projection.ts). */
+  async #publishProjection(): Promise<SendResult> {
     await this.#ensureStateMatchesParams();
     const identity = publisherIdentity(this.ctx.storage.kv);
+    let messages: ProjectionMessage[] = [];
     this.ctx.storage.transactionSync(() => {
       const pending = this.#projection.take();
       if (pending === undefined || !identity.accountId) return;
       const objectives = pending === "all" ? undefined : pending;
-      this.#outbox.addProjection(this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives));
+      messages = this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives);
     });
+    const sent = messages.length ? await sendProjections(this.env.PROJECTIONS, messages) : "empty";
+    if (sent === "empty") this.#projection.sent();
+    return sent;
   }
 
   #replay(): Promise<ModelState> {
