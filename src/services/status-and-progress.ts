@@ -8,6 +8,7 @@ import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
 import { assignedLearnerPage } from "./assigned-learner-page";
+import { classRowStatuses } from "./class-status-memo";
 import { assignmentsOf, goalSpecOf, requestedGoals } from "./goal-specs";
 import { registrationObject } from "./registrations";
 
@@ -35,8 +36,9 @@ export function unassignedCell(goal: GoalRow): StatusAndProgress {
 
 /**
  * One table row: the registration's Durable Object computes the assigned goals' status (the same
- * rules as its recommendations), unassigned goals get the no_work cell. One object call per row.
- * `maxAgeMs`: how old a status computed earlier for the same learner state may be (class pages only).
+ * rules as its recommendations), unassigned goals get the no_work cell. One object call per row
+ * (none when a class page's row was received moments ago). `maxAgeMs`: how old a status computed
+ * earlier for the same learner state may be (class pages only).
  */
 async function rowFor(
   env: Env,
@@ -47,13 +49,11 @@ async function rowFor(
   maxAgeMs = 0,
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
-  const computed = mine.length
-    ? await registrationObject(env, registrationId).statuses(
-        mine.map((g) => specs.get(g.id) as GoalSpec),
-        Date.now(),
-        maxAgeMs,
-      )
-    : [];
+  const goals = mine.map((g) => specs.get(g.id) as GoalSpec);
+  const nowMs = Date.now();
+  const call = () => registrationObject(env, registrationId).statuses(goals, nowMs, maxAgeMs);
+  // A class page (maxAgeMs > 0) may answer the row it received a few seconds ago (./class-status-memo.ts).
+  const computed = mine.length === 0 ? [] : maxAgeMs > 0 ? await classRowStatuses(registrationId, goals, nowMs, call) : await call();
   const byGoal = new Map(mine.map((g, i) => [g.id, computed[i]]));
   return {
     registration_id: registrationId,
