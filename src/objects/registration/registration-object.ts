@@ -310,13 +310,14 @@ export class RegistrationObject extends DurableObject<Env> {
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
     const interactions: ActivityEvent[] = [];
+    const logged: Parameters<EventLog["appendAll"]>[0] = [];
     for (const { input, module } of accepted) {
       const label = graph.graph.modules[module]?.label ?? input.moduleId;
       const body = loggedBody(input);
       // The item parameters in force are stored with the event, so a replay applies exactly the same update.
       const item = items[label];
       if (item && input.kind !== "recommendation-followed") body.item = item;
-      this.#log.append(input, label, graph.graph.version, request.nowMs, body);
+      logged.push({ input, moduleLabel: label, body });
       const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
       if (!event) continue;
       interactions.push({ endMs: input.occurredAt, durationMs: input.durationMs, graded: event.kind === "graded" });
@@ -327,6 +328,7 @@ export class RegistrationObject extends DurableObject<Env> {
       }
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
+    this.#log.appendAll(logged, graph.graph.version, request.nowMs);
     this.#model.write(state);
     this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
     this.#outbox.holdObservations(observations);
