@@ -21,13 +21,15 @@ const HELD = "held-observations";
 
 /**
  * The registration's outbox: messages written in the same transaction as the events they come from,
- * sent to their queue later (by the alarm), deleted only once the queue took them. Model-update
+ * sent to their queue later (by the alarm), deleted only once the queue took them (`deleteSent`). Model-update
  * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once).
  * Projections are sent without the outbox (./pending-projection.ts); projection rows written
  * before that are still sent from here.
  */
 export class Outbox {
   readonly #sql: SqlStorage;
+  /** per queue, the last row id this instance sent and has not deleted yet */
+  readonly #sent = new Map<OutboxQueue, number>();
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -81,13 +83,18 @@ export class Outbox {
   async #send(queue: OutboxQueue, send: (rows: { id: number; body: string }[]) => Promise<unknown>): Promise<SendResult> {
     const rows: { id: number; body: string }[] = [];
     let bytes = 0;
+    let more = false;
     for (const row of this.#sql.exec<{ id: number; body: string }>(
-      "SELECT id, body FROM outbox WHERE queue = ? ORDER BY id LIMIT ?",
+      "SELECT id, body FROM outbox WHERE queue = ? AND id > ? ORDER BY id LIMIT ?",
       queue,
+      this.#sent.get(queue) ?? 0,
       SEND_BATCH_MESSAGES,
     )) {
       const size = utf8Bytes(row.body);
-      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) break;
+      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) {
+        more = true;
+        break;
+      }
       rows.push(row);
       bytes += size;
     }
@@ -98,9 +105,20 @@ export class Outbox {
       console.error(JSON.stringify({ outbox: queue, error: "send failed, retrying", detail: String(error) }));
       return "failed";
     }
-    const last = rows[rows.length - 1]?.id ?? 0;
-    this.#sql.exec("DELETE FROM outbox WHERE queue = ? AND id <= ?", queue, last);
-    return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", queue).toArray().length > 0 ? "more" : "empty";
+    this.#sent.set(queue, rows[rows.length - 1]?.id ?? 0);
+    // Only the alarm writes these queues' rows, so none arrived during the send.
+    return more || rows.length === SEND_BATCH_MESSAGES ? "more" : "empty";
+  }
+
+  /**
+   * Deletes the rows this instance sent (at the start of the next alarm, inside its writes): a
+   * delete right after the send cost a storage commit of its own (docs/performance.md, third pass).
+   * Rows sent but not yet deleted when the instance is replaced are sent again, with the same ids:
+   * the consumers apply each once.
+   */
+  deleteSent(): void {
+    for (const [queue, last] of this.#sent) this.#sql.exec("DELETE FROM outbox WHERE queue = ? AND id <= ?", queue, last);
+    this.#sent.clear();
   }
 
   /** Messages waiting for a queue (held answers not counted: they become messages when released). */

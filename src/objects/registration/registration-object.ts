@@ -257,6 +257,7 @@ export class RegistrationObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#alarm.fired();
     if (this.#erased.get()) return;
+    this.#outbox.deleteSent();
     if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
     const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
