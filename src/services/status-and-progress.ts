@@ -7,7 +7,9 @@ import { CLASS_STATUS_MAX_AGE_MS } from "../objects/registration/status-memo";
 import type { GoalBody } from "../schemas/goals";
 import { PAGE_MAX_BYTES } from "../schemas/limits";
 import type { StatusAndProgress } from "../schemas/status-and-progress";
-import { assignmentsOf, goalSpecOf, learnerPage, requestedGoals } from "./goal-specs";
+import { assignedLearnerPage } from "./assigned-learner-page";
+import { classRowStatuses } from "./class-status-memo";
+import { assignmentsOf, goalSpecOf, requestedGoals } from "./goal-specs";
 import { registrationObject } from "./registrations";
 
 export interface StatusRow {
@@ -34,8 +36,9 @@ export function unassignedCell(goal: GoalRow): StatusAndProgress {
 
 /**
  * One table row: the registration's Durable Object computes the assigned goals' status (the same
- * rules as its recommendations), unassigned goals get the no_work cell. One object call per row.
- * `maxAgeMs`: how old a status computed earlier for the same learner state may be (class pages only).
+ * rules as its recommendations), unassigned goals get the no_work cell. One object call per row
+ * (none when a class page's row was received moments ago). `maxAgeMs`: how old a status computed
+ * earlier for the same learner state may be (class pages only).
  */
 async function rowFor(
   env: Env,
@@ -46,13 +49,11 @@ async function rowFor(
   maxAgeMs = 0,
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
-  const computed = mine.length
-    ? await registrationObject(env, registrationId).statuses(
-        mine.map((g) => specs.get(g.id) as GoalSpec),
-        Date.now(),
-        maxAgeMs,
-      )
-    : [];
+  const goals = mine.map((g) => specs.get(g.id) as GoalSpec);
+  const nowMs = Date.now();
+  const call = () => registrationObject(env, registrationId).statuses(goals, nowMs, maxAgeMs);
+  // A class page (maxAgeMs > 0) may answer the row it received a few seconds ago (./class-status-memo.ts).
+  const computed = mine.length === 0 ? [] : maxAgeMs > 0 ? await classRowStatuses(registrationId, goals, nowMs, call) : await call();
   const byGoal = new Map(mine.map((g, i) => [g.id, computed[i]]));
   return {
     registration_id: registrationId,
@@ -132,17 +133,16 @@ export async function instanceStatusPage(
   checkRowFits(rowBytes);
   // Large goals: fewer rows than asked, so the page stays under PAGE_MAX_BYTES (`next` follows).
   const rowsThatFit = Math.max(1, Math.min(perPage, Math.floor(PAGE_MAX_BYTES / rowBytes)));
-  const { ids: regIds, more } = await learnerPage(
+  const {
+    ids: regIds,
+    more,
+    assigned,
+  } = await assignedLearnerPage(
     db,
     liId,
     columns.map((g) => g.id),
     offset,
     rowsThatFit,
-  );
-  const assigned = await assignmentsOf(
-    db,
-    regIds,
-    columns.map((g) => g.id),
   );
   const specs = specsOf(columns, graph.uuid, graph.version);
   // A class-level read (docs/api-conventions.md "Freshness"): a learner's status may be a few seconds old, never behind its events.

@@ -50,13 +50,14 @@ describe("a RegistrationObject that throws mid-ingest", () => {
     expect(first.status).toBe(204);
     const before = { events: await eventCount(reg.id), state: await learnerState(reg.id), outbox: await outboxSize(reg.id) };
 
-    // The second event row of the next ingest fails inside the object's transaction.
+    // The next ingest fails inside the object's transaction after its event rows were written (at its idempotency record).
     await runInDurableObject(registrationObject(reg.id), (_: RegistrationObject, state) => {
       const sql = state.storage.sql;
       const exec = sql.exec.bind(sql);
-      let inserts = 0;
+      let eventsWritten = false;
       sql.exec = ((query: string, ...bindings: unknown[]) => {
-        if (query.startsWith("INSERT INTO events (kind") && ++inserts === 2) {
+        if (query.startsWith("INSERT INTO events (kind")) eventsWritten = true;
+        if (query.startsWith("INSERT OR REPLACE INTO idempotency") && eventsWritten) {
           sql.exec = exec; // one failure only
           throw new Error("injected storage failure");
         }

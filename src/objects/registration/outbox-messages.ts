@@ -4,6 +4,10 @@ import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 /** Queues take messages of at most 128 KB; ours stay well below. */
 export const MESSAGE_BYTES = 100_000;
 
+/** Queues take batches of at most 256 KB and 100 messages. */
+export const SEND_BATCH_BYTES = 200_000;
+export const SEND_BATCH_MESSAGES = 100;
+
 export const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /**

@@ -1,16 +1,12 @@
 import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
-import { MESSAGE_BYTES, outboxMessages, populationMessages, utf8Bytes } from "./outbox-messages";
+import { outboxMessages, populationMessages, SEND_BATCH_BYTES, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
 
 /** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
 interface OutboxQueues {
   modelUpdates: Queue<ModelUpdateMessage>;
   projections: Queue<ProjectionMessage>;
 }
-
-/** Queues take batches of at most 256 KB and 100 messages. */
-const SEND_BATCH_BYTES = 200_000;
-const SEND_BATCH_MESSAGES = 100;
 
 /** How soon the alarm retries an outbox send the queue refused. */
 export const OUTBOX_RETRY_MS = 10_000;
@@ -25,12 +21,15 @@ const HELD = "held-observations";
 
 /**
  * The registration's outbox: messages written in the same transaction as the events they come from,
- * sent to their queue later (by the alarm), deleted only once the queue took them. Model-update
- * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once);
- * projection messages carry their own sequence number (their merge is idempotent).
+ * sent to their queue later (by the alarm), deleted only once the queue took them (`deleteSent`). Model-update
+ * messages carry the id `<registration id>:<outbox row id>` (the consumer applies each once).
+ * Projections are sent without the outbox (./pending-projection.ts); projection rows written
+ * before that are still sent from here.
  */
 export class Outbox {
   readonly #sql: SqlStorage;
+  /** per queue, the last row id this instance sent and has not deleted yet */
+  readonly #sent = new Map<OutboxQueue, number>();
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -63,14 +62,6 @@ export class Outbox {
     for (const body of populationMessages(graphUuid, delta)) this.#insert("model-updates", body);
   }
 
-  addProjection(messages: ProjectionMessage[]): void {
-    for (const m of messages) {
-      const body = JSON.stringify(m);
-      if (utf8Bytes(body) > MESSAGE_BYTES) throw new Error(`projection message of ${utf8Bytes(body)} bytes exceeds ${MESSAGE_BYTES}`);
-      this.#insert("projections", body);
-    }
-  }
-
   #insert(queue: OutboxQueue | typeof HELD, body: string): void {
     this.#sql.exec("INSERT INTO outbox (queue, body) VALUES (?, ?)", queue, body);
   }
@@ -92,13 +83,18 @@ export class Outbox {
   async #send(queue: OutboxQueue, send: (rows: { id: number; body: string }[]) => Promise<unknown>): Promise<SendResult> {
     const rows: { id: number; body: string }[] = [];
     let bytes = 0;
+    let more = false;
     for (const row of this.#sql.exec<{ id: number; body: string }>(
-      "SELECT id, body FROM outbox WHERE queue = ? ORDER BY id LIMIT ?",
+      "SELECT id, body FROM outbox WHERE queue = ? AND id > ? ORDER BY id LIMIT ?",
       queue,
+      this.#sent.get(queue) ?? 0,
       SEND_BATCH_MESSAGES,
     )) {
       const size = utf8Bytes(row.body);
-      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) break;
+      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) {
+        more = true;
+        break;
+      }
       rows.push(row);
       bytes += size;
     }
@@ -109,9 +105,20 @@ export class Outbox {
       console.error(JSON.stringify({ outbox: queue, error: "send failed, retrying", detail: String(error) }));
       return "failed";
     }
-    const last = rows[rows.length - 1]?.id ?? 0;
-    this.#sql.exec("DELETE FROM outbox WHERE queue = ? AND id <= ?", queue, last);
-    return this.#sql.exec("SELECT id FROM outbox WHERE queue = ? LIMIT 1", queue).toArray().length > 0 ? "more" : "empty";
+    this.#sent.set(queue, rows[rows.length - 1]?.id ?? 0);
+    // Only the alarm writes these queues' rows, so none arrived during the send.
+    return more || rows.length === SEND_BATCH_MESSAGES ? "more" : "empty";
+  }
+
+  /**
+   * Deletes the rows this instance sent (at the start of the next alarm, inside its writes): a
+   * delete right after the send cost a storage commit of its own (docs/performance.md, third pass).
+   * Rows sent but not yet deleted when the instance is replaced are sent again, with the same ids:
+   * the consumers apply each once.
+   */
+  deleteSent(): void {
+    for (const [queue, last] of this.#sent) this.#sql.exec("DELETE FROM outbox WHERE queue = ? AND id <= ?", queue, last);
+    this.#sent.clear();
   }
 
   /** Messages waiting for a queue (held answers not counted: they become messages when released). */

@@ -12,6 +12,12 @@ import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 export const CONTRIBUTE_EVERY_MS = 10_000;
 
 /**
+ * An alarm that runs anyway (the projection's, ./pending-projection.ts) makes a contribution due
+ * within this long now: one alarm instead of two. Contributions stay at least 6 s apart.
+ */
+const CONTRIBUTE_EARLY_MS = 4_000;
+
+/**
  * The registration's share of its graph's population statistics (src/tracing/contribute.ts): whether
  * its evidence changed since it last contributed (which objectives, for the record), and what it contributed before (so it
  * sends differences and its latest reading replaces the previous one). Bookkeeping beside the
@@ -36,7 +42,12 @@ export class PopulationShare {
     return (this.#kv.get<string[]>("population_dirty")?.length ?? 0) > 0;
   }
 
-  /** When the next contribution may be made (ms). */
+  /** Whether an alarm running at `nowMs` contributes: due, or due within CONTRIBUTE_EARLY_MS. */
+  dueBy(nowMs: number): boolean {
+    return nowMs >= this.dueAt() - CONTRIBUTE_EARLY_MS;
+  }
+
+  /** When the next contribution is due (ms); an alarm is set for it while evidence is pending. */
   dueAt(): number {
     return (this.#kv.get<number>("population_contributed_at") ?? 0) + CONTRIBUTE_EVERY_MS;
   }

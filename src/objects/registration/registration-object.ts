@@ -7,21 +7,22 @@ import { canonicalJson } from "../../lib/canonical-json";
 import { type ItemEntry, type LearnerState, predictCorrect } from "../../model";
 import { applyTutoredEvent, type GoalStatus, goalStatus, recommend } from "../../policy";
 import { modelGraphFor } from "../../policy/model-graph";
-import type { ItemObservation } from "../../queues/messages";
+import type { ItemObservation, ProjectionMessage } from "../../queues/messages";
 import { unknownGoals } from "../../reads/live-goals";
-import type { LoggedBody } from "../../schemas/audit";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
 import { D1Reads } from "./d1-reads";
-import { ERASED, type ErasedCounts, eraseStorage, isErased, RegistrationErased } from "./erasure";
+import { ErasedFlag } from "./erased-flag";
+import { ERASED, type ErasedCounts, RegistrationErased } from "./erasure";
 import { EventLog, learnerEventOf, loggedBody } from "./event-log";
 import { type ExportPage, exportPage } from "./export";
 import { fingerprintOf, IdempotencyRecords } from "./idempotency";
 import { activeTimeValues, expectedScoreValues, metricContext, proficiencyValues, readinessValues, type WatchResult, watchResults } from "./metrics";
 import { type ModelState, ModelStateStore, paramsWith, replayModelState } from "./model-state-store";
-import { OUTBOX_RETRY_MS, Outbox } from "./outbox";
+import { OUTBOX_RETRY_MS, Outbox, type SendResult } from "./outbox";
 import { PendingProjection, PROJECTION_DELAY_MS } from "./pending-projection";
 import { changedEvidence, PopulationShare } from "./population-share";
+import { sendProjections } from "./projection-send";
 import { preparedGoalFor, RecommendationCache } from "./recommendations";
 import { type ResolvedEvent, resolveModules } from "./resolve-modules";
 import { pruneLog, replayStart } from "./retention";
@@ -61,10 +62,12 @@ export class RegistrationObject extends DurableObject<Env> {
   readonly #alarm: AlarmSchedule;
   readonly #statuses = new StatusMemo();
   readonly #reads: D1Reads;
+  readonly #erased: ErasedFlag;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    if (!isErased(ctx.storage)) migrate(ctx.storage);
+    this.#erased = new ErasedFlag(ctx.storage);
+    if (!this.#erased.get()) migrate(ctx.storage);
     this.#log = new EventLog(ctx.storage.sql);
     this.#idempotency = new IdempotencyRecords(ctx.storage.sql);
     this.#model = new ModelStateStore(ctx.storage.kv);
@@ -80,7 +83,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Validates and stores a set of events atomically (all or nothing), then applies them to the learner state. */
   async ingest(request: IngestRequest): Promise<IngestOutcome> {
-    if (isErased(this.ctx.storage)) return ERASED;
+    if (this.#erased.get()) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
@@ -88,13 +91,13 @@ export class RegistrationObject extends DurableObject<Env> {
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
     const db = openDb(this.env.DB);
     const goalProblems = await unknownGoals(db, request.learningInstanceId, request.goals);
-    if (isErased(this.ctx.storage)) return ERASED; // erased during the await: refused, never stored
+    if (this.#erased.get()) return ERASED; // erased during the await: refused, never stored
     await this.#ensureStateMatchesParams();
     const graph = await this.#reads.graph(request.graphUuid, request.graphVersion);
     const items = await this.#reads.items(request.graphUuid, request.nowMs);
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
-    if (isErased(this.ctx.storage)) return ERASED;
+    if (this.#erased.get()) return ERASED;
     const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     // xAPI statements already stored are skipped; a stored id with other content refuses the request.
@@ -212,18 +215,8 @@ export class RegistrationObject extends DurableObject<Env> {
    * so an operator can check what a registration holds (the soak test checks exactly-once with it).
    */
   auditEvents(afterSeq: number, limit: number): AuditPage {
-    if (isErased(this.ctx.storage)) throw new RegistrationErased();
-    const rows = this.#log.page(afterSeq, limit);
-    const events = rows.map((r) => ({
-      seq: r.seq,
-      kind: r.kind,
-      module: r.module,
-      graph_version: r.graph_version,
-      occurred_at: r.occurred_at,
-      body: JSON.parse(r.body) as LoggedBody,
-    }));
-    const last = rows.at(-1);
-    return { event_count: this.#log.count(), events, ...(rows.length === limit && last ? { next_after: last.seq } : {}) };
+    if (this.#erased.get()) throw new RegistrationErased();
+    return this.#log.auditPage(afterSeq, limit);
   }
 
   /** Operator audit: whether the kept learner and tutor states equal their replay from the event log. */
@@ -236,7 +229,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Data lifecycle (docs/privacy.md): all storage deleted, a tombstone left (./erasure.ts); pages of events for an export (./export.ts). */
   erase(): Promise<ErasedCounts> {
-    return eraseStorage(this.ctx.storage);
+    return this.#erased.erase();
   }
   exportEvents(afterSeq: number, limit: number): ExportPage {
     return exportPage(this.ctx.storage, afterSeq, limit);
@@ -244,7 +237,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** Data lifecycle: removes the events received before `cutoffMs`, keeping the state they led to (./retention.ts). */
   async applyRetention(cutoffMs: number): Promise<number> {
-    if (isErased(this.ctx.storage)) return 0;
+    if (this.#erased.get()) return 0;
     await this.#ensureStateMatchesParams();
     return pruneLog(this.ctx.storage, cutoffMs, (version) => this.#reads.graph(this.ctx.storage.kv.get<string>("graph_uuid") ?? "", version));
   }
@@ -263,12 +256,13 @@ export class RegistrationObject extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
-    if (isErased(this.ctx.storage)) return;
-    if (this.#modelUpdatesPending() && Date.now() >= this.#population.dueAt()) await this.#contribute();
-    if (this.#projection.pending()) await this.#publishProjection();
+    if (this.#erased.get()) return;
+    this.#outbox.deleteSent();
+    if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
+    const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
-    if (sent === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
+    if (sent === "failed" || published === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.set(Date.now());
     else if (this.#modelUpdatesPending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
   }
@@ -317,13 +311,14 @@ export class RegistrationObject extends DurableObject<Env> {
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
     const interactions: ActivityEvent[] = [];
+    const logged: Parameters<EventLog["appendAll"]>[0] = [];
     for (const { input, module } of accepted) {
       const label = graph.graph.modules[module]?.label ?? input.moduleId;
       const body = loggedBody(input);
       // The item parameters in force are stored with the event, so a replay applies exactly the same update.
       const item = items[label];
       if (item && input.kind !== "recommendation-followed") body.item = item;
-      this.#log.append(input, label, graph.graph.version, request.nowMs, body);
+      logged.push({ input, moduleLabel: label, body });
       const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
       if (!event) continue;
       interactions.push({ endMs: input.occurredAt, durationMs: input.durationMs, graded: event.kind === "graded" });
@@ -334,6 +329,7 @@ export class RegistrationObject extends DurableObject<Env> {
       }
       applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
     }
+    this.#log.appendAll(logged, graph.graph.version, request.nowMs);
     this.#model.write(state);
     this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
     this.#outbox.holdObservations(observations);
@@ -349,7 +345,7 @@ export class RegistrationObject extends DurableObject<Env> {
    * from the log once, with other requests of this registration held until it is done.
    */
   async #ensureStateMatchesParams(): Promise<void> {
-    if (isErased(this.ctx.storage)) throw new RegistrationErased();
+    if (this.#erased.get()) throw new RegistrationErased();
     if (!this.#model.stale()) return;
     await this.ctx.blockConcurrencyWhile(async () => {
       if (!this.#model.stale()) return;
@@ -368,16 +364,20 @@ export class RegistrationObject extends DurableObject<Env> {
     if (publisherIdentity(this.ctx.storage.kv).accountId) this.#projection.mark("all");
   }
 
-  /** The beliefs changed since the last publication, as they are now, into the outbox: one message for all the events since (./pending-projection.ts). */
-  async #publishProjection(): Promise<void> {
+  /** The beliefs changed since the last publication, as they are now, sent to the projections queue: one message for all the events since (./pending-projection.ts). */
+  async #publishProjection(): Promise<SendResult> {
     await this.#ensureStateMatchesParams();
     const identity = publisherIdentity(this.ctx.storage.kv);
+    let messages: ProjectionMessage[] = [];
     this.ctx.storage.transactionSync(() => {
       const pending = this.#projection.take();
       if (pending === undefined || !identity.accountId) return;
       const objectives = pending === "all" ? undefined : pending;
-      this.#outbox.addProjection(this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives));
+      messages = this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives);
     });
+    const sent = messages.length ? await sendProjections(this.env.PROJECTIONS, messages) : "empty";
+    if (sent === "empty") this.#projection.sent();
+    return sent;
   }
 
   #replay(): Promise<ModelState> {
