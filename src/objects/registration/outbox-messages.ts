@@ -8,7 +8,9 @@ export const MESSAGE_BYTES = 100_000;
 export const SEND_BATCH_BYTES = 200_000;
 export const SEND_BATCH_MESSAGES = 100;
 
-export const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+const encoder = new TextEncoder();
+/** Called per message on the alarm's path: one encoder, not one per call. */
+export const utf8Bytes = (text: string) => encoder.encode(text).byteLength;
 
 /**
  * The observations as outbox messages of at most MESSAGE_BYTES each (UTF-8). An observation too
