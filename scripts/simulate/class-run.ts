@@ -30,6 +30,8 @@ export interface ClassSession {
   student(s: Student): Promise<StudentSession>;
   /** a round went by (every student stepped once): the engine may refresh what it learned from the class */
   tick(round: number): Promise<void>;
+  /** the class has finished: wait until what the engine learned from it reaches its decisions (over HTTP, the Freshness bound) */
+  settle(): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -51,6 +53,8 @@ export interface StudentRun {
   everStuck: boolean;
   /** B: reported complete at the end of the student's practice */
   completeAtEnd?: boolean;
+  /** B: reported complete when read again after the whole class finished and the engine settled (a partner's dashboard the next day) */
+  completeAfterSettle?: boolean;
   /** B: reported complete at some point while the targets were not truly mastered */
   falseComplete?: boolean;
   everComplete?: boolean;
@@ -160,15 +164,24 @@ export async function runClassB(world: World, engine: ClassSession): Promise<Stu
       done.push(a.run);
     } else active.push(a);
   }
+  const finished: Active[] = [];
   for (let round = 0; active.length; round++) {
     for (let i = 0; i < active.length; ) {
       const a = active[i] as Active;
       if (await stepB(world, curriculum, a, cap, round)) {
         done.push(a.run);
+        finished.push(a);
         active.splice(i, 1);
       } else i++;
     }
     await engine.tick(round);
+  }
+  // The same learners' status read once more, with the rates the whole class taught the engine.
+  await engine.settle();
+  for (const a of finished) {
+    const st = await a.session.status();
+    a.run.completeAfterSettle = st.status === "complete";
+    if (st.status === "complete" && !a.learner.targetsMastered()) a.run.falseComplete = true;
   }
   return done.sort((x, y) => x.student - y.student);
 }

@@ -35,6 +35,8 @@ export interface WorldFigures {
   /** B (partner-sequenced): of the students who truly mastered the goal by the end of their practice, the share reported complete then */
   completeShare: number;
   completeOf: number;
+  /** B: the same share read again once the class finished and the engine's rates caught up (class-run.ts `settle`) */
+  completeShareSettled: number;
   /** B: students ever reported complete while not truly mastered / students ever reported complete */
   falseCompleteRate: number;
   /** B: students ever reported struggling who cannot learn an objective they need / ever reported struggling */
@@ -92,6 +94,7 @@ export function figures(a: StudentRun[], b: StudentRun[], c: StudentRun[], d: St
     stuckFlagged: flagged.length,
     completeShare: ratio(masteredB.filter((r) => r.completeAtEnd).length, masteredB.length),
     completeOf: masteredB.length,
+    completeShareSettled: ratio(masteredB.filter((r) => r.completeAfterSettle).length, masteredB.length),
     falseCompleteRate: everComplete.length ? everComplete.filter((r) => r.falseComplete).length / everComplete.length : 0,
     strugglingPrecision: ratio(struggling.filter((r) => r.blocked).length, struggling.length),
     strugglingRecall: ratio(struggling.filter((r) => r.blocked).length, blockedB),
@@ -111,6 +114,13 @@ export const TARGETS: { key: keyof WorldFigures; label: string; better: "low" | 
   { key: "stuckPrecision", label: "stuck precision", better: "high", target: 0.8, fmt: (x) => x.toFixed(2) },
   { key: "stuckRecall", label: "stuck recall", better: "high", target: 0.8, fmt: (x) => x.toFixed(2) },
   { key: "completeShare", label: "B: mastered and reported complete", better: "high", target: 0.7, fmt: (x) => `${(100 * x).toFixed(0)}%` },
+  {
+    key: "completeShareSettled",
+    label: "B: mastered, complete once the rates caught up",
+    better: "high",
+    target: Number.NaN,
+    fmt: (x) => `${(100 * x).toFixed(0)}%`,
+  },
   { key: "falseCompleteRate", label: "B: false-complete", better: "low", target: 0.05, fmt: (x) => `${(100 * x).toFixed(1)}%` },
   { key: "strugglingPrecision", label: "B: struggling precision", better: "high", target: 0.8, fmt: (x) => x.toFixed(2) },
   { key: "strugglingRecall", label: "B: struggling recall", better: "high", target: Number.NaN, fmt: (x) => x.toFixed(2) },
@@ -142,8 +152,8 @@ export function familyTable(rows: WorldFigures[]): string {
 export function worldRow(name: string, f: WorldFigures): string {
   const p = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");
   const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : "–");
-  return `| ${name} | ${f.paired}/${f.students - f.blocked}/${f.blocked} | ${p(f.aOverB)} | ${p(f.aOverC)} | ${p(f.cOverB)} | ${p(f.aOverD)} | ${pc(f.redundant)} | ${p(f.readyLag)} | ${f.falseReady}/${f.readies} | ${p(f.stuckPrecision)} | ${p(f.stuckRecall)} | ${pc(f.completeShare)} (${f.completeOf}) | ${pc(f.falseCompleteRate)} | ${p(f.strugglingPrecision)} | ${p(f.strugglingRecall)} |`;
+  return `| ${name} | ${f.paired}/${f.students - f.blocked}/${f.blocked} | ${p(f.aOverB)} | ${p(f.aOverC)} | ${p(f.cOverB)} | ${p(f.aOverD)} | ${pc(f.redundant)} | ${p(f.readyLag)} | ${f.falseReady}/${f.readies} | ${p(f.stuckPrecision)} | ${p(f.stuckRecall)} | ${pc(f.completeShare)} (${f.completeOf}) | ${pc(f.completeShareSettled)} | ${pc(f.falseCompleteRate)} | ${p(f.strugglingPrecision)} | ${p(f.strugglingRecall)} |`;
 }
 
 export const WORLD_HEADER =
-  "| world | paired/learnable/blocked | A/B | A/C | C/B | A/D | redundant | ready lag | false-ready | stuck P | stuck R | B complete | B false-complete | B struggling P | B struggling R |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
+  "| world | paired/learnable/blocked | A/B | A/C | C/B | A/D | redundant | ready lag | false-ready | stuck P | stuck R | B complete | B complete, settled | B false-complete | B struggling P | B struggling R |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";

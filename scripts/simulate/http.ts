@@ -133,6 +133,12 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
 }
 
 /**
+ * How long a finished class waits before its learners' status is read again: population parameters
+ * are at most 60 s behind the class (docs/api-conventions.md "Freshness"), plus a margin.
+ */
+const SETTLE_MS = 70_000;
+
+/**
  * A class over HTTP (class-run.ts): the world provisioned once per strategy (its own graph, so what
  * the service learns from A's class does not reach B's), every student a registration of it. The
  * service refreshes what it learns from the class on its own schedule (docs/api-conventions.md "Freshness").
@@ -141,6 +147,6 @@ export function httpClass(api: PathwiseClient, runId: string): ClassFactory {
   return async (world, strategy) => {
     const run = `${runId}${strategy.toLowerCase()}`;
     const student = httpFactory(api, await provisionWorld(api, world, run), run);
-    return { student: (s) => student(world, s), tick: async () => {} };
+    return { student: (s) => student(world, s), tick: async () => {}, settle: () => new Promise((done) => setTimeout(done, SETTLE_MS)) };
   };
 }

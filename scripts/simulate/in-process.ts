@@ -64,14 +64,20 @@ function classSession({ index, prepared }: Compiled, learn: boolean, refreshRoun
   let pending: StatisticsDelta = emptyDelta();
   let population: PopulationRates = priorPopulation();
   let version = 0;
+  const refresh = () => {
+    if (!learn) return;
+    accumulate(totals, pending);
+    pending = emptyDelta();
+    population = estimateRates(totals, `sim:${++version}`);
+  };
   return {
     /** the rates the class's decisions use now (for inspection) */
     rates: () => population,
     async tick(round) {
-      if (!learn || (round + 1) % refreshRounds !== 0) return;
-      accumulate(totals, pending);
-      pending = emptyDelta();
-      population = estimateRates(totals, `sim:${++version}`);
+      if ((round + 1) % refreshRounds === 0) refresh();
+    },
+    async settle() {
+      refresh();
     },
     async student() {
       const tutor = initialTutorState();
