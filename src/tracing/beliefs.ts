@@ -29,6 +29,13 @@ export interface LocalFactor {
   /** a prerequisite unknown: the objective known (leak) / unknown */
   leakKnown: number;
   leakUnknown: number;
+  /**
+   * For an objective without evidence: P(its prerequisites were known when the learner began on
+   * them) that `known` includes (reading.ts `startKnown`, each worked ancestor once). As an ancestor
+   * of another objective it is left out (that objective's own factor carries it once); multiplied in
+   * per ancestor, the same doubtful answer would be counted once per objective above it.
+   */
+  startKnown?: number;
 }
 
 export interface Structure {
@@ -64,8 +71,9 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   const given = (k: number, less = 0) => {
     const f = factors[k] as LocalFactor;
     const above = sigmoid(upInto[k]! - less);
-    const yes = f.known * above;
-    const no = (f.unknown + f.blocked) * (1 - above);
+    const known = f.startKnown ? Math.min(1, f.known / f.startKnown) : f.known;
+    const yes = known * above;
+    const no = Math.max(0, f.known + f.unknown + f.blocked - known) * (1 - above);
     return yes + no > 0 ? yes / (yes + no) : 0;
   };
   // P(every in-scope ancestor of k known), as a log: under the network's AND gates, the product over
