@@ -67,10 +67,13 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   // Messages as log-odds: up[k][i] from k's factor to its i-th prerequisite; upInto[p] the sum of those p receives.
   const up: number[][] = prereqs.map((ps) => ps.map(() => 0));
   const upInto = new Array<number>(n).fill(0);
-  /** P(k known | its prerequisites known), by its own evidence and what its dependents say, less `less` (log-odds) */
-  const given = (k: number, less = 0) => {
+  /**
+   * P(k known | its prerequisites known) by its own evidence; with `less`, also by what its dependents
+   * say, less `less` (log-odds: the message of the dependent asking)
+   */
+  const given = (k: number, less?: number) => {
     const f = factors[k] as LocalFactor;
-    const above = sigmoid(upInto[k]! - less);
+    const above = less === undefined ? 0.5 : sigmoid(upInto[k]! - less);
     const known = f.startKnown ? Math.min(1, f.known / f.startKnown) : f.known;
     const yes = known * above;
     const no = Math.max(0, f.known + f.unknown + f.blocked - known) * (1 - above);
