@@ -15,8 +15,6 @@
  * depth says the learner is expected to have them).
  */
 
-import { ancestry } from "./ancestry";
-
 const PASSES = 8;
 const TOLERANCE = 1e-6;
 
@@ -29,13 +27,6 @@ export interface LocalFactor {
   /** a prerequisite unknown: the objective known (leak) / unknown */
   leakKnown: number;
   leakUnknown: number;
-  /**
-   * For an objective without evidence: P(its prerequisites were known when the learner began on
-   * them) that `known` includes (reading.ts `startKnown`, each worked ancestor once). As an ancestor
-   * of another objective it is left out (that objective's own factor carries it once); multiplied in
-   * per ancestor, the same doubtful answer would be counted once per objective above it.
-   */
-  startKnown?: number;
 }
 
 export interface Structure {
@@ -63,49 +54,28 @@ const logOdds = (a: number, b: number) => Math.log(Math.max(a, 1e-300)) - Math.l
 export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor[]): ScopeBeliefs {
   const n = factors.length;
   const { prereqs } = structure;
-  const { base, rest } = ancestry(prereqs);
-  // Messages as log-odds: up[k][i] from k's factor to its i-th prerequisite; upInto[p] the sum of those p receives.
+  // Messages as log-odds: down[k] from k's factor to k; up[k][i] from k's factor to its i-th prerequisite.
+  const down = new Array<number>(n).fill(0);
   const up: number[][] = prereqs.map((ps) => ps.map(() => 0));
+  // upInto[p] = sum of the up messages p receives from its dependents' factors.
   const upInto = new Array<number>(n).fill(0);
-  /**
-   * P(k known | its prerequisites known) by its own evidence; with `less`, also by what its dependents
-   * say, less `less` (log-odds: the message of the dependent asking)
-   */
-  const given = (k: number, less?: number) => {
-    const f = factors[k] as LocalFactor;
-    const above = less === undefined ? 0.5 : sigmoid(upInto[k]! - less);
-    const known = f.startKnown ? Math.min(1, f.known / f.startKnown) : f.known;
-    const yes = known * above;
-    const no = Math.max(0, f.known + f.unknown + f.blocked - known) * (1 - above);
-    return yes + no > 0 ? yes / (yes + no) : 0;
-  };
-  // P(every in-scope ancestor of k known), as a log: under the network's AND gates, the product over
-  // k's distinct ancestors a of P(a known | a's prerequisites known), each counted once (the product
-  // of the prerequisites' marginals would count a shared ancestor's doubt once per path to k).
-  const logGiven = new Float64Array(n);
-  const logAncestors = new Float64Array(n);
-  /** P(all of k's prerequisites known) as k's factor sees it (what k's own messages said of its prerequisites left out) */
-  const all = new Float64Array(n);
-  const below = () => {
-    for (let k = 0; k < n; k++) logGiven[k] = Math.log(Math.max(given(k), 1e-300));
-    for (let k = 0; k < n; k++) {
-      const ps = prereqs[k] as readonly number[];
-      if (!ps.length) {
-        all[k] = 1;
-        continue;
-      }
-      const b = ps[base[k]!]!;
-      let log = logAncestors[b]! + logGiven[b]!;
-      for (const a of rest[k]![base[k]!]!) log += logGiven[a]!;
-      logAncestors[k] = log;
-      for (const [i, p] of ps.entries()) log += Math.log(Math.max(given(p, up[k]![i]!), 1e-300)) - logGiven[p]!;
-      all[k] = Math.exp(log);
-    }
-  };
+  const slot: Map<number, number>[] = prereqs.map((ps) => new Map(ps.map((p, i) => [p, i])));
+  const upFrom = (d: number, p: number) => up[d]![slot[d]!.get(p)!]!;
+  /** message from prerequisite p into dependent d's factor, as P(p known) */
+  const into = (p: number, d: number) => sigmoid(down[p]! + upInto[p]! - upFrom(d, p));
 
   for (let pass = 0; pass < PASSES; pass++) {
-    below();
     let change = 0;
+    for (let k = 0; k < n; k++) {
+      const f = factors[k] as LocalFactor;
+      let all = 1;
+      for (const p of prereqs[k] as readonly number[]) all *= into(p, k);
+      const m1 = f.known * all + f.leakKnown * (1 - all);
+      const m0 = (f.unknown + f.blocked) * all + f.leakUnknown * (1 - all);
+      const next = logOdds(m1, m0);
+      change = Math.max(change, Math.abs(next - down[k]!));
+      down[k] = next;
+    }
     for (let k = n - 1; k >= 0; k--) {
       const ps = prereqs[k] as readonly number[];
       if (!ps.length) continue;
@@ -113,14 +83,10 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
       const mk = sigmoid(upInto[k]!);
       const a1 = f.known * mk + (f.unknown + f.blocked) * (1 - mk);
       const a0 = f.leakKnown * mk + f.leakUnknown * (1 - mk);
-      const direct = new Map(ps.map((p, i) => [p, i]));
+      const ins = ps.map((p) => into(p, k));
       for (const [i, p] of ps.entries()) {
-        // p known means its ancestors are: what else k needs is the rest of k's ancestors.
         let others = 1;
-        for (const a of rest[k]![i]!) {
-          const j = direct.get(a);
-          others *= j === undefined ? given(a) : given(a, up[k]![j]!);
-        }
+        for (const [j, q] of ins.entries()) if (j !== i) others *= q;
         const next = logOdds(others * a1 + (1 - others) * a0, a0);
         const prev = up[k]![i]!;
         change = Math.max(change, Math.abs(next - prev));
@@ -130,7 +96,6 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
     }
     if (change < TOLERANCE) break;
   }
-  below();
 
   const known: number[] = [];
   const parentsKnown: number[] = [];
@@ -139,20 +104,21 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   const fromBelow: number[] = [];
   for (let k = 0; k < n; k++) {
     const f = factors[k]!;
-    const allKnown = all[k]!;
+    let all = 1;
+    for (const p of prereqs[k]!) all *= into(p, k);
     const above = sigmoid(upInto[k]!);
     // Joint masses: prerequisites known and the objective known / learnable / blocked; a prerequisite missing and the objective known (leak) / not.
-    const knownMass = allKnown * f.known * above;
-    const learnableMass = allKnown * f.unknown * (1 - above);
-    const blockedMass = allKnown * f.blocked * (1 - above);
-    const leakKnown = (1 - allKnown) * f.leakKnown * above;
-    const leakUnknown = (1 - allKnown) * f.leakUnknown * (1 - above);
+    const knownMass = all * f.known * above;
+    const learnableMass = all * f.unknown * (1 - above);
+    const blockedMass = all * f.blocked * (1 - above);
+    const leakKnown = (1 - all) * f.leakKnown * above;
+    const leakUnknown = (1 - all) * f.leakUnknown * (1 - above);
     const z = knownMass + learnableMass + blockedMass + leakKnown + leakUnknown;
     known.push((knownMass + leakKnown) / z);
     parentsKnown.push((knownMass + learnableMass + blockedMass) / z);
     learnable.push(learnableMass / z);
     blocked.push(blockedMass / z);
-    fromBelow.push(allKnown);
+    fromBelow.push(all);
   }
   return { known, parentsKnown, learnable, blocked, fromBelow, fromAbove: upInto };
 }

@@ -10,9 +10,6 @@ import type { ObjectiveEvidence } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
 
-/** log-odds of "known now" that stand for certainty */
-const KNOWN_NOW = 40;
-
 export function episodeRates(population: PopulationRates, objective: string, speed: number): EpisodeRates {
   const o = objectiveRates(population, objective);
   return { objective: o, item: (label) => itemRates(population, label, o), speed };
@@ -22,8 +19,6 @@ export class LearnerReading {
   #speed: SpeedPosterior | undefined;
   readonly #factors = new Map<string, LocalFactor>();
   readonly #startKnown = new Map<string, number>();
-  readonly #worked = new Map<string, readonly string[]>();
-  readonly #atStart = new Map<string, number>();
 
   /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
   constructor(
@@ -38,43 +33,19 @@ export class LearnerReading {
   }
 
   /**
-   * P(the objective's prerequisites were known before the learner began on them here): the product,
-   * over the distinct ancestors the learner worked on, of P(known at the start of its episode | known
-   * now) by that ancestor's own evidence (knowing it now is what the prerequisites being known means;
-   * the chain rule over the ancestors in topological order, each counted once however many paths
-   * lead to it). One never worked on is no evidence either way (taken as known, as contribute.ts does).
+   * P(the objective's prerequisites were known before the learner began on them here): the product
+   * over the prerequisites the learner worked on of P(known at the start of their own episode). One
+   * never worked on is no evidence either way (taken as known, as contribute.ts does).
    */
   startKnown(objective: string): number {
     let p = this.#startKnown.get(objective);
     if (p === undefined) {
       p = 1;
-      for (const q of this.#workedAncestors(objective)) p *= this.#knownAtStartIfKnownNow(q);
-      this.#startKnown.set(objective, p);
-    }
-    return p;
-  }
-
-  /** The objective's ancestors (prerequisites, theirs, ...) the learner has evidence on, each once. */
-  #workedAncestors(objective: string): readonly string[] {
-    let set = this.#worked.get(objective);
-    if (!set) {
-      const all = new Set<string>();
       for (const q of this.prerequisites(objective)) {
-        for (const a of this.#workedAncestors(q)) all.add(a);
         const e = this.evidence[q];
-        if (e && (e.steps.length || e.foldedAnswers)) all.add(q);
+        if (e && (e.steps.length || e.foldedAnswers)) p *= smooth(e, { ...episodeRates(this.population, q, 1), startKnown: this.startKnown(q) }).knownAtStart;
       }
-      set = [...all];
-      this.#worked.set(objective, set);
-    }
-    return set;
-  }
-
-  #knownAtStartIfKnownNow(objective: string): number {
-    let p = this.#atStart.get(objective);
-    if (p === undefined) {
-      p = smooth(this.evidence[objective]!, episodeRates(this.population, objective, 1), { fromBelow: 1, fromAbove: KNOWN_NOW }).knownAtStart;
-      this.#atStart.set(objective, p);
+      this.#startKnown.set(objective, p);
     }
     return p;
   }
@@ -105,14 +76,7 @@ export class LearnerReading {
         { items: [], steps: [], foldedAnswers: 0, foldedRight: 0, foldedTaught: 0, answers: 0, right: 0, work: 0, last: 0 },
         this.rates(objective),
       );
-      return {
-        known: end.known,
-        unknown: end.partial + end.unknown,
-        blocked: end.blocked,
-        leakKnown: LEAK,
-        leakUnknown: 1 - LEAK,
-        startKnown: this.startKnown(objective),
-      };
+      return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
     const w = weightsWithout(this.speed, objective);
     const first = ends[0]!;
