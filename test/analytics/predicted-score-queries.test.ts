@@ -50,7 +50,9 @@ describe("predicted score: D1 queries per request", () => {
       graph_ids: ["gref-demo"],
       grouped_learning_objectives: [{ group_id: "g", learning_objectives: [{ learning_objective_id: "lref-a" }] }],
       confidence_levels: [50],
+      get_overall_score: false,
       get_learning_objective_scores: true,
+      learning_objective_coverage_requirement: 4,
     };
     const project = (revision: number, modules: string[]) =>
       env.DB.prepare(
