@@ -23,7 +23,9 @@ const SLICE_WORK = 500;
  * POST /v0/accounts/metrics/predicted-score: every account's scores from its (account, graph)
  * projection in D1 (kept current by the projections queue, src/queues/projections.ts). A bounded
  * number of D1 queries whatever the number of accounts: the graph (and its version, cached runtime
- * form and item parameters), the accounts and their projections: one D1 batch (one round trip).
+ * form and item parameters) and the accounts with their projections' revisions: one D1 batch (one
+ * round trip); the projections of the accounts whose scores are not kept (./score-memo.ts): one more
+ * read, none when every account's are.
  * The request's size is bounded by its schema (src/schemas/limits.ts) and its answer by
  * checkAnswerSize; the scores are computed one distribution at a time, yielding to the isolate's
  * other requests after every SLICE_WORK, so a large request delays them by about a millisecond per
@@ -38,8 +40,8 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const [graphRows, found] = await db.batch([
     db.select().from(graphs).where(graphWhere),
     db
-      // the body as stored (text): parsed only for an account whose scores are not memoized (./score-memo.ts)
-      .select({ id: accounts.id, revision: accountProjections.revision, raw: sql<string | null>`${accountProjections.body}` })
+      // the revision only: the bodies of the accounts whose scores are not memoized are read after (projectionBodies)
+      .select({ id: accounts.id, revision: accountProjections.revision })
       .from(accounts)
       .leftJoin(
         accountProjections,
@@ -88,15 +90,19 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
   const account_scores: Record<string, AccountScores> = {};
   const slice = new WorkSlice(SLICE_WORK);
   const shape = `${graph.id}@${graph.version} ${JSON.stringify([groups, options])}`;
+  const keyOf = (id: string, revision: number | null | undefined) => `${id} ${revision ?? 0} ${shape}`;
+  const unkept = new Set(ids.filter((id) => projections.get(id)?.revision != null && !keptScores(pool, keyOf(id, projections.get(id)?.revision), nowMs)));
+  const bodies = await projectionBodies(db, graph.id, [...unkept]);
   for (const id of ids) {
-    const row = projections.get(id);
-    const key = `${id} ${row?.revision ?? 0} ${shape}`;
+    // a body read after the revisions may be newer than the revision read first: key the scores by the body's
+    const body = bodies.get(id);
+    const key = keyOf(id, body ? body.revision : projections.get(id)?.revision);
     const kept = keptScores(pool, key, nowMs);
     if (kept) {
       account_scores[id] = kept;
       continue;
     }
-    const projection = row?.raw == null ? undefined : (JSON.parse(row.raw) as AccountGraphProjection);
+    const projection = body ? (JSON.parse(body.raw) as AccountGraphProjection) : undefined;
     const steps = predictedScoreSteps(projection, groups, options, ctx);
     let step = steps.next();
     while (!step.done) {
@@ -104,7 +110,22 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
       step = steps.next();
     }
     account_scores[id] = step.value;
-    keepScores(pool, key, nowMs, step.value);
+    // an account whose projection was there at the first read and gone at the second is not kept
+    if (body || !unkept.has(id)) keepScores(pool, key, nowMs, step.value);
   }
   return { code: 200 as const, message: "OK", error_id: crypto.randomUUID(), account_scores };
+}
+
+/**
+ * The stored projections (body as text, parsed only when the scores are computed) of `accountIds` on
+ * the graph: one D1 read, none when every account's scores are memoized.
+ */
+async function projectionBodies(db: Db, graphUuid: string, accountIds: string[]): Promise<Map<string, { revision: number; raw: string }>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db
+    .select({ id: accountProjections.accountId, revision: accountProjections.revision, raw: sql<string>`${accountProjections.body}` })
+    .from(accountProjections)
+    .where(and(eq(accountProjections.graphId, graphUuid), sql`${accountProjections.accountId} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)}))`))
+    .all();
+  return new Map(rows.map((r) => [r.id, { revision: r.revision, raw: r.raw }] as const));
 }

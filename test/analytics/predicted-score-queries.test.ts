@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { addAnswered } from "../../src/analytics/coverage-sketch";
 import { openDb } from "../../src/db/client";
 import { predictedScoreFor } from "../../src/services/predicted-score";
 import { createAccount, ensureDemoGraph, newPartner } from "../support/api";
@@ -38,5 +39,54 @@ describe("predicted score: D1 queries per request", () => {
     console.log(`D1 statements per predicted-score request: ${counts.join(" (1 account), ")} (60 accounts)`);
     expect(counts[0]).toBe(counts[1]);
     expect(counts[1]).toBeLessThanOrEqual(4);
+  });
+
+  it("reads an account's projection only when its scores are not kept, and computes a new revision at once", async () => {
+    const p = await newPartner("Kept scores partner");
+    const graph = await ensureDemoGraph(p);
+    const account = (await createAccount(p)).id;
+    const body = {
+      account_ids: [account],
+      graph_ids: ["gref-demo"],
+      grouped_learning_objectives: [{ group_id: "g", learning_objectives: [{ learning_objective_id: "lref-a" }] }],
+      confidence_levels: [50],
+      get_overall_score: false,
+      get_learning_objective_scores: true,
+      learning_objective_coverage_requirement: 4,
+    };
+    const project = (revision: number, modules: string[]) =>
+      env.DB.prepare(
+        "INSERT INTO account_projections (account_id, graph_id, body, revision, updated_at) VALUES (?, ?, ?, ?, 0) ON CONFLICT DO UPDATE SET body = excluded.body, revision = excluded.revision",
+      )
+        .bind(
+          account,
+          graph.id,
+          JSON.stringify({
+            version: 1,
+            accountId: account,
+            graphId: graph.id,
+            registrations: {},
+            objectives: { "lref-a": { beliefs: {}, answered: modules.reduce<number[]>((s, m) => addAnswered(s, m), []) } },
+            lastActivity: 0,
+          }),
+          revision,
+        )
+        .run();
+    const coverageAt = async (nowMs: number) => {
+      const counting = countingD1(env.DB);
+      const res = await predictedScoreFor(openDb(counting.db), p.partner_id, body, nowMs);
+      return { coverage: res.account_scores[account]!.learning_objective_scores![0]!.learning_objective_coverage, statements: counting.count() };
+    };
+    const t = Date.now();
+    // warm the isolate's caches (runtime graph, item parameters) as a live Worker has them
+    expect(await coverageAt(t)).toMatchObject({ coverage: 0 });
+    // the graph and the accounts' revisions in one batch (2), the projection (1)
+    await project(1, ["m1"]);
+    expect(await coverageAt(t)).toEqual({ coverage: 0.25, statements: 3 });
+    // kept: the projection is not read again, the same answer
+    expect(await coverageAt(t + 1_000)).toEqual({ coverage: 0.25, statements: 2 });
+    // a new revision is read and computed at once, within the interval
+    await project(2, ["m1", "m2"]);
+    expect(await coverageAt(t + 2_000)).toEqual({ coverage: 0.5, statements: 3 });
   });
 });
