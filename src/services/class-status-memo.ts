@@ -1,3 +1,4 @@
+import { TimedMemo } from "../lib/timed-memo";
 import type { GoalSpec } from "../objects/registration/rpc";
 import type { GoalStatus } from "../policy";
 
@@ -12,8 +13,8 @@ import type { GoalStatus } from "../policy";
 const CLASS_ROW_MAX_AGE_MS = 4_000;
 const MAX_ROWS = 20_000;
 
-/** Resolved values only (src/lib/in-flight.ts), per registration and the exact goal versions asked. */
-const rows = new Map<string, { at: number; statuses: GoalStatus[] }>();
+/** Per registration and the exact goal versions asked. */
+const rows = new TimedMemo<GoalStatus[]>(CLASS_ROW_MAX_AGE_MS, MAX_ROWS);
 
 const keyOf = (registrationId: string, goals: GoalSpec[]) =>
   `${registrationId}|${goals.map((g) => `${g.id}:${g.version}:${g.graphUuid}@${g.graphVersion}`).join(",")}`;
@@ -25,17 +26,9 @@ const keyOf = (registrationId: string, goals: GoalSpec[]) =>
  */
 export async function classRowStatuses(registrationId: string, goals: GoalSpec[], nowMs: number, call: () => Promise<GoalStatus[]>): Promise<GoalStatus[]> {
   const key = keyOf(registrationId, goals);
-  const hit = rows.get(key);
-  if (hit && nowMs >= hit.at && nowMs - hit.at <= CLASS_ROW_MAX_AGE_MS) return hit.statuses;
+  const hit = rows.get(key, nowMs);
+  if (hit) return hit;
   const statuses = await call();
-  rows.delete(key);
-  rows.set(key, { at: nowMs, statuses });
-  if (rows.size > MAX_ROWS) {
-    let drop = rows.size / 2; // the oldest half
-    for (const k of rows.keys()) {
-      if (drop-- <= 0) break;
-      rows.delete(k);
-    }
-  }
+  rows.set(key, nowMs, statuses);
   return statuses;
 }

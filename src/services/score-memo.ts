@@ -1,4 +1,5 @@
 import type { AccountScores } from "../analytics";
+import { TimedMemo } from "../lib/timed-memo";
 
 /**
  * How long an account's computed scores are reused for the same request shape while its projection
@@ -12,37 +13,22 @@ export const SCORE_MEMO_MS = 8_000;
 const MAX_ENTRIES = 20_000;
 
 /**
- * Scores per (account, graph version, projection revision, request shape), in the isolate: resolved
- * values only (src/lib/in-flight.ts). A class dashboard polling the scores of the same accounts
- * recomputes only those whose projection moved. Kept per item-pool object (`scope`), so a refresh of
- * the item parameters starts afresh; the oldest half goes when it is full.
+ * Scores per (account, graph version, projection revision, request shape), in the isolate. A class
+ * dashboard polling the scores of the same accounts recomputes only those whose projection moved.
+ * Kept per item-pool object (`scope`), so a refresh of the item parameters starts afresh.
  */
-const memo = new WeakMap<object, Map<string, { at: number; scores: AccountScores }>>();
+const memo = new WeakMap<object, TimedMemo<AccountScores>>();
 
-function entriesOf(scope: object): Map<string, { at: number; scores: AccountScores }> {
-  let entries = memo.get(scope);
-  if (!entries) {
-    entries = new Map();
-    memo.set(scope, entries);
-  }
-  return entries;
-}
-
-/** The scores kept for `key` if computed less than SCORE_MEMO_MS ago. */
+/** The scores kept for `key` if computed less than SCORE_MEMO_MS ago (times are whole milliseconds). */
 export function keptScores(scope: object, key: string, nowMs: number): AccountScores | undefined {
-  const hit = memo.get(scope)?.get(key);
-  return hit && nowMs - hit.at < SCORE_MEMO_MS && nowMs >= hit.at ? hit.scores : undefined;
+  return memo.get(scope)?.get(key, nowMs);
 }
 
 export function keepScores(scope: object, key: string, nowMs: number, scores: AccountScores): void {
-  const entries = entriesOf(scope);
-  entries.delete(key);
-  entries.set(key, { at: nowMs, scores });
-  if (entries.size > MAX_ENTRIES) {
-    let drop = entries.size / 2;
-    for (const k of entries.keys()) {
-      if (drop-- <= 0) break;
-      entries.delete(k);
-    }
+  let entries = memo.get(scope);
+  if (!entries) {
+    entries = new TimedMemo(SCORE_MEMO_MS - 1, MAX_ENTRIES);
+    memo.set(scope, entries);
   }
+  entries.set(key, nowMs, scores);
 }
