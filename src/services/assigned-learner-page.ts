@@ -3,9 +3,10 @@ import type { Db } from "../db/client";
 /**
  * The page of `learnerPage` (goal-specs.ts: the live learner registrations of an instance with at
  * least one of the goals assigned, in creation order) and their assignments of those goals, as
- * `assignmentsOf` gives them, in one D1 read: a class's status page, polled every few seconds,
- * made two (docs/performance.md, third pass). Asks for one registration more than the page to tell
- * whether another page follows. ?1 instance, ?2 goal ids (JSON), ?3 limit, ?4 offset.
+ * `assignmentsOf` gives them, in one D1 read (a class's status page, polled every few seconds, made
+ * two: docs/performance.md, third pass); the instance tables that name their goals (status page,
+ * learners to watch) use it. Asks for one registration more than the page to tell whether another
+ * page follows. ?1 instance, ?2 goal ids (JSON), ?3 limit, ?4 offset.
  */
 const PAGE_WITH_ASSIGNMENTS = `WITH page AS (
   SELECT r.id, r.created_at, r.rowid AS rid FROM registrations r

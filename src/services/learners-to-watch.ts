@@ -2,7 +2,8 @@ import { GROUP_REASONS, groupWatchFlags, type WatchFlag } from "../analytics";
 import type { Db } from "../db/client";
 import type { Env } from "../env";
 import type { GraphRef, MetricGoal } from "../objects/registration/rpc";
-import { assignmentsOf, learnerPage, learnersWithinWork, metricGoalOf, nextPage, requestedGoals } from "./goal-specs";
+import { assignedLearnerPage } from "./assigned-learner-page";
+import { learnersWithinWork, metricGoalOf, nextPage, requestedGoals } from "./goal-specs";
 import { registrationObject } from "./registrations";
 
 /** Registrations whose objects are asked at once (a page is read in chunks of this many). */
@@ -27,8 +28,7 @@ export async function learnersToWatch(env: Env, db: Db, liId: string, graph: Gra
   const goals = await requestedGoals(db, liId, query.goal_ids);
   const ids = goals.map((g) => g.id);
   const fits = learnersWithinWork(goals, query.registrations_per_page);
-  const { ids: learners, more } = await learnerPage(db, liId, ids, query.registration_offset, fits);
-  const assigned = await assignmentsOf(db, learners, ids);
+  const { ids: learners, more, assigned } = await assignedLearnerPage(db, liId, ids, query.registration_offset, fits);
   const flags: Pick<WatchFlag, "registrationId" | "goalId" | "group">[] = [];
   for (let i = 0; i < learners.length; i += FAN_OUT) {
     const chunk = learners.slice(i, i + FAN_OUT);
