@@ -446,14 +446,9 @@ async function main() {
           }),
         ),
       );
-      // Each figure is CPU ticks of recommendation requests alone, so it is > 0 when measured; a graph
-      // size with no counted cycle (each ended too near the answers' alarms) leaves the line unmeasured.
-      const flatName = "flat: recommendation on 2,000 objectives <= 3x on 50";
-      budget.push(
-        recCost("50") > 0 && recCost("2000") > 0
-          ? atMost(flatName, recCost("2000") / recCost("50"), 3, "cost ratio")
-          : { name: flatName, met: false, detail: "not measured: no cycle counted (bench/throughput/recommendation-cost.ts)" },
-      );
+      // Each figure is CPU ticks of recommendation requests alone (> 0); a graph size with no counted
+      // cycle (each ended too near the answers' alarms) is NaN, and the line is then missed, not measured.
+      budget.push(atMost("flat: recommendation on 2,000 objectives <= 3x on 50", recCost("2000") / recCost("50"), 3, "cost ratio"));
 
       out("\nStatus and progress against page size (sample class):");
       out(

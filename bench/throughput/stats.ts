@@ -50,9 +50,10 @@ export function atLeast(name: string, value: number, min: number, what: string):
   return { name, met: value >= min, detail: `${what} ${value.toFixed(3)} (needs >= ${min.toFixed(3)})` };
 }
 
-/** `at most`: a cost ratio stays within `max`. */
+/** `at most`: a cost ratio stays within `max`; a ratio that could not be measured (not finite) is missed. */
 export function atMost(name: string, value: number, max: number, what: string): BudgetLine {
-  return { name, met: Number.isFinite(value) && value <= max, detail: `${what} ${value.toFixed(2)} (needs <= ${max.toFixed(2)})` };
+  if (!Number.isFinite(value)) return { name, met: false, detail: `${what} not measured (needs <= ${max.toFixed(2)})` };
+  return { name, met: value <= max, detail: `${what} ${value.toFixed(2)} (needs <= ${max.toFixed(2)})` };
 }
 
 export function budgetLine(lines: readonly BudgetLine[]): string {
