@@ -12,6 +12,18 @@ const encoder = new TextEncoder();
 /** Called per message on the alarm's path: one encoder, not one per call. */
 export const utf8Bytes = (text: string) => encoder.encode(text).byteLength;
 
+/** How many messages of these UTF-8 sizes, from the first, one queue batch takes: at most SEND_BATCH_MESSAGES and SEND_BATCH_BYTES, at least one. */
+export function batchLength(sizes: readonly number[]): number {
+  let bytes = 0;
+  let n = 0;
+  for (const size of sizes) {
+    if (n === SEND_BATCH_MESSAGES || (n > 0 && bytes + size > SEND_BATCH_BYTES)) break;
+    bytes += size;
+    n++;
+  }
+  return n;
+}
+
 /**
  * The observations as outbox messages of at most MESSAGE_BYTES each (UTF-8). An observation too
  * large on its own (a module aligned to very many objectives) goes without its objective list: the

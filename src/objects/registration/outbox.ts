@@ -1,6 +1,6 @@
 import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
-import { outboxMessages, populationMessages, SEND_BATCH_BYTES, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
+import { batchLength, outboxMessages, populationMessages, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
 
 /** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
 interface OutboxQueues {
@@ -81,23 +81,15 @@ export class Outbox {
   }
 
   async #send(queue: OutboxQueue, send: (rows: { id: number; body: string }[]) => Promise<unknown>): Promise<SendResult> {
-    const rows: { id: number; body: string }[] = [];
-    let bytes = 0;
-    let more = false;
-    for (const row of this.#sql.exec<{ id: number; body: string }>(
-      "SELECT id, body FROM outbox WHERE queue = ? AND id > ? ORDER BY id LIMIT ?",
-      queue,
-      this.#sent.get(queue) ?? 0,
-      SEND_BATCH_MESSAGES,
-    )) {
-      const size = utf8Bytes(row.body);
-      if (rows.length > 0 && bytes + size > SEND_BATCH_BYTES) {
-        more = true;
-        break;
-      }
-      rows.push(row);
-      bytes += size;
-    }
+    const read = this.#sql
+      .exec<{ id: number; body: string }>(
+        "SELECT id, body FROM outbox WHERE queue = ? AND id > ? ORDER BY id LIMIT ?",
+        queue,
+        this.#sent.get(queue) ?? 0,
+        SEND_BATCH_MESSAGES,
+      )
+      .toArray();
+    const rows = read.slice(0, batchLength(read.map((r) => utf8Bytes(r.body))));
     if (rows.length === 0) return "empty";
     try {
       await send(rows);
@@ -107,7 +99,7 @@ export class Outbox {
     }
     this.#sent.set(queue, rows[rows.length - 1]?.id ?? 0);
     // Only the alarm writes these queues' rows, so none arrived during the send.
-    return more || rows.length === SEND_BATCH_MESSAGES ? "more" : "empty";
+    return rows.length < read.length || rows.length === SEND_BATCH_MESSAGES ? "more" : "empty";
   }
 
   /**

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { MESSAGE_BYTES, outboxMessages, utf8Bytes } from "../../../src/objects/registration/outbox-messages";
+import {
+  batchLength,
+  MESSAGE_BYTES,
+  outboxMessages,
+  SEND_BATCH_BYTES,
+  SEND_BATCH_MESSAGES,
+  utf8Bytes,
+} from "../../../src/objects/registration/outbox-messages";
 
 const graph = "7a1f3c2e-0000-4000-8000-000000000000";
 
@@ -32,5 +39,14 @@ describe("outbox messages", () => {
 
   it("no observations, no message", () => {
     expect(outboxMessages(graph, [])).toEqual([]);
+  });
+});
+
+describe("batchLength: how many messages one queue batch takes", () => {
+  it("at most SEND_BATCH_MESSAGES and SEND_BATCH_BYTES, at least one", () => {
+    expect(batchLength(new Array(250).fill(10))).toBe(SEND_BATCH_MESSAGES);
+    expect(batchLength([SEND_BATCH_BYTES - 5, 5, 1])).toBe(2);
+    expect(batchLength([SEND_BATCH_BYTES + 1, 1])).toBe(1);
+    expect(batchLength([])).toBe(0);
   });
 });
