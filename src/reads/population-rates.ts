@@ -57,8 +57,19 @@ async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
       partial: r.partial,
     };
   for (const r of objectives) {
-    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries } = r;
-    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries };
+    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries, blockedTrials, blockedEpisodes } = r;
+    totals.objectives[r.objective] = {
+      episodes,
+      knownAtStart,
+      learnOpportunities,
+      learnings,
+      teachOpportunities,
+      teachings,
+      partialEntries,
+      directEntries,
+      blockedTrials,
+      blockedEpisodes,
+    };
   }
   return totals;
 }

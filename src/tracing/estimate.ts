@@ -35,7 +35,8 @@ function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: Objectiv
     prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, weight), BOUNDS.prior),
     learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, weight), BOUNDS.learn),
     teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, weight), BOUNDS.learn),
-    blocked: PRIORS.blocked.mean,
+    // (the graph's blocked rate for every objective: estimate.ts's header says why)
+    blocked: above.blocked,
     gradual: clamp(shrink(c.partialEntries, c.partialEntries + c.directEntries, above.gradual, weight), BOUNDS.gradual),
   };
 }
@@ -55,7 +56,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     }
   }
   const sum = emptyObjectiveCounts();
-  for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key];
+  for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key] ?? 0;
 
   const prior: ObjectiveRates = {
     guess: PRIORS.guess.mean,
@@ -67,6 +68,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     gradual: PRIORS.gradual.mean,
   };
   const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
+  graph.blocked = clamp(shrink(sum.blockedEpisodes, sum.blockedTrials, PRIORS.blocked.mean, PRIORS.blocked.weight), BOUNDS.blocked);
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 
