@@ -68,7 +68,10 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     gradual: PRIORS.gradual.mean,
   };
   const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
-  graph.blocked = clamp(shrink(sum.blockedEpisodes, sum.blockedTrials, PRIORS.blocked.mean, PRIORS.blocked.weight), BOUNDS.blocked);
+  // The population may lower the blocked rate, not raise it: an episode that ended in learning shows
+  // its learner was not blocked, but a stall is explained as well by slowness or by a learning curve
+  // the model does not have, so evidence for more blocking than the prior is not identified.
+  graph.blocked = Math.min(PRIORS.blocked.mean, clamp(shrink(sum.blockedEpisodes, sum.blockedTrials, PRIORS.blocked.mean, PRIORS.blocked.weight), BOUNDS.blocked));
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 
