@@ -231,8 +231,6 @@ export const populationObjectives = sqliteTable(
     teachings: real("teachings").notNull(),
     partialEntries: real("partial_entries").notNull().default(0),
     directEntries: real("direct_entries").notNull().default(0),
-    blockedTrials: real("blocked_trials").notNull().default(0),
-    blockedEpisodes: real("blocked_episodes").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.graphId, t.objective] })],
 );

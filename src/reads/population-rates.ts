@@ -57,19 +57,8 @@ async function readTotals(db: Db, graphUuid: string): Promise<StatisticsDelta> {
       partial: r.partial,
     };
   for (const r of objectives) {
-    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries, blockedTrials, blockedEpisodes } = r;
-    totals.objectives[r.objective] = {
-      episodes,
-      knownAtStart,
-      learnOpportunities,
-      learnings,
-      teachOpportunities,
-      teachings,
-      partialEntries,
-      directEntries,
-      blockedTrials,
-      blockedEpisodes,
-    };
+    const { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries } = r;
+    totals.objectives[r.objective] = { episodes, knownAtStart, learnOpportunities, learnings, teachOpportunities, teachings, partialEntries, directEntries };
   }
   return totals;
 }

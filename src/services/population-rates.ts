@@ -9,9 +9,9 @@ import type { Db } from "../db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statistics";
 
-/** Rows per multi-row upsert: items bind 8 values a row (graph, item, objective, five counts), objectives 12. */
+/** Rows per multi-row upsert: items bind 8 values a row (graph, item, objective, five counts), objectives 10. */
 const ITEM_ROWS = rowsPerInsert(8);
-const OBJECTIVE_ROWS = rowsPerInsert(12);
+const OBJECTIVE_ROWS = rowsPerInsert(10);
 
 /**
  * The D1 statements that add the deltas to each graph's sums (additive upserts: no read, so no
@@ -52,8 +52,6 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
       ...c,
       partialEntries: c.partialEntries ?? 0,
       directEntries: c.directEntries ?? 0,
-      blockedTrials: c.blockedTrials ?? 0,
-      blockedEpisodes: c.blockedEpisodes ?? 0,
     }));
     for (let i = 0; i < objectives.length; i += OBJECTIVE_ROWS) {
       writes.push(
@@ -71,8 +69,6 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
               teachings: sql`${populationObjectives.teachings} + excluded.teachings`,
               partialEntries: sql`${populationObjectives.partialEntries} + excluded.partial_entries`,
               directEntries: sql`${populationObjectives.directEntries} + excluded.direct_entries`,
-              blockedTrials: sql`${populationObjectives.blockedTrials} + excluded.blocked_trials`,
-              blockedEpisodes: sql`${populationObjectives.blockedEpisodes} + excluded.blocked_episodes`,
             },
           }),
       );

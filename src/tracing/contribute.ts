@@ -10,7 +10,7 @@ import { type LocalFactor, scopeBeliefs } from "./beliefs";
 import type { ObjectiveEvidence } from "./evidence";
 import type { PopulationRates } from "./rates";
 import { LearnerReading } from "./reading";
-import { type BlockedReading, contributionDelta, type ObjectiveContribution, type SpeedContribution, type StatisticsDelta, speedDelta } from "./statistics";
+import { contributionDelta, type ObjectiveContribution, type SpeedContribution, type StatisticsDelta, speedDelta } from "./statistics";
 
 export interface Contributions {
   objectives: Record<string, ObjectiveContribution>;
@@ -50,25 +50,9 @@ export function contribute(
     // prerequisite under a learning rate set too high, and the prerequisite's right answers then
     // become guesses), so the estimate could run away with itself.
     const context = { fromBelow: beliefs.fromBelow[i]!, fromAbove: 0 };
-    const blocked = blockedReading(reading.factor(k), context.fromBelow);
-    contributions.objectives[k] = contributionDelta(k, e, reading.rates(k, speed), contributions.objectives[k], delta, context, blocked);
+    contributions.objectives[k] = contributionDelta(k, e, reading.rates(k, speed), contributions.objectives[k], delta, context);
   }
   contributions.speed = speedDelta(reading.speed.meanLog2, contributions.speed, delta);
-}
-
-/**
- * P(blocked) and P(the prerequisites known) for one episode, given its evidence and P(all its
- * prerequisites known) from below, the learner's speed integrated out with its posterior from the
- * learner's other objectives (reading.ts `factor`, the stuck rule's own reading). That is the guard
- * against the blocked rate running away: a stalled episode of a learner who was slow on the other
- * objectives is read as slowness, and only a stall the rest of the learner's work does not explain
- * counts as blocked.
- */
-function blockedReading(f: LocalFactor, below: number): BlockedReading | undefined {
-  const known = below * (f.known + f.unknown + f.blocked);
-  const z = known + (1 - below) * (f.leakKnown + f.leakUnknown);
-  if (!(z > 0)) return undefined;
-  return { prerequisitesKnown: known / z, blocked: (below * f.blocked) / z };
 }
 
 /**

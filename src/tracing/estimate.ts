@@ -35,8 +35,7 @@ function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: Objectiv
     prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, weight), BOUNDS.prior),
     learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, weight), BOUNDS.learn),
     teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, weight), BOUNDS.learn),
-    // (the graph's blocked rate for every objective: estimate.ts's header says why)
-    blocked: above.blocked,
+    blocked: PRIORS.blocked.mean,
     gradual: clamp(shrink(c.partialEntries, c.partialEntries + c.directEntries, above.gradual, weight), BOUNDS.gradual),
   };
 }
@@ -56,7 +55,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     }
   }
   const sum = emptyObjectiveCounts();
-  for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key] ?? 0;
+  for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key];
 
   const prior: ObjectiveRates = {
     guess: PRIORS.guess.mean,
@@ -68,10 +67,6 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     gradual: PRIORS.gradual.mean,
   };
   const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
-  // The population may lower the blocked rate, not raise it: an episode that ended in learning shows
-  // its learner was not blocked, but a stall is explained as well by slowness or by a learning curve
-  // the model does not have, so evidence for more blocking than the prior is not identified.
-  graph.blocked = Math.min(PRIORS.blocked.mean, clamp(shrink(sum.blockedEpisodes, sum.blockedTrials, PRIORS.blocked.mean, PRIORS.blocked.weight), BOUNDS.blocked));
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 

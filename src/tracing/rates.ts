@@ -51,7 +51,7 @@ export const PRIORS = {
   teach: { mean: 0.2, weight: 10 },
   prior: { mean: 0.3, weight: 10 },
   gradual: { mean: 0.25, weight: 10 },
-  blocked: { mean: 0.02, weight: 100 },
+  blocked: { mean: 0.02 },
   speedSpread: { mean: 0.35, weight: 10 },
 } as const;
 
@@ -68,7 +68,6 @@ export const BOUNDS = {
   learn: [0.01, 0.95],
   prior: [0.01, 0.99],
   gradual: [0.02, 0.98],
-  blocked: [0.001, 0.5],
   speedSpread: [0.05, 1],
 } as const;
 

@@ -38,23 +38,6 @@ export interface ObjectiveCounts {
   /** learnings from unknown into knowing part of it, and straight into knowing it */
   partialEntries: number;
   directEntries: number;
-  /**
-   * episodes that could have been blocked (the prerequisites known, the objective not known by the
-   * prior at the start) and how likely the learner was blocked in them (the learner's speed
-   * integrated out: `BlockedReading`); absent in contributions made before they existed: 0
-   */
-  blockedTrials: number;
-  blockedEpisodes: number;
-}
-
-/**
- * An episode's blocked evidence, read with the learner's speed integrated out (reading.ts, the same
- * reading the stuck rule makes): P(the prerequisites were known) and P(blocked), both given the
- * episode's evidence and what its prerequisites say.
- */
-export interface BlockedReading {
-  prerequisitesKnown: number;
-  blocked: number;
 }
 
 export interface SpeedCounts {
@@ -91,18 +74,7 @@ export function emptyDelta(): StatisticsDelta {
 }
 
 export function emptyObjectiveCounts(): ObjectiveCounts {
-  return {
-    episodes: 0,
-    knownAtStart: 0,
-    learnOpportunities: 0,
-    learnings: 0,
-    teachOpportunities: 0,
-    teachings: 0,
-    partialEntries: 0,
-    directEntries: 0,
-    blockedTrials: 0,
-    blockedEpisodes: 0,
-  };
+  return { episodes: 0, knownAtStart: 0, learnOpportunities: 0, learnings: 0, teachOpportunities: 0, teachings: 0, partialEntries: 0, directEntries: 0 };
 }
 
 /** Adds to an item's counts: `dKnown` more expected answers knowing the objective, `dGuessing` more guessing, `dPartial` more knowing part of it. */
@@ -118,9 +90,7 @@ function addAnswer(delta: StatisticsDelta, item: string, objective: string, dKno
   }
 }
 
-function objectiveCounts(s: SmoothedEpisode, speed: number, b: BlockedReading | undefined): ObjectiveCounts {
-  // (without a blocked reading the episode says nothing of the blocked rate)
-  const blocked = b?.blocked ?? 0;
+function objectiveCounts(s: SmoothedEpisode, speed: number): ObjectiveCounts {
   return {
     episodes: s.prerequisitesKnown,
     knownAtStart: s.knownAtStart,
@@ -130,8 +100,6 @@ function objectiveCounts(s: SmoothedEpisode, speed: number, b: BlockedReading | 
     teachings: s.teachings,
     partialEntries: s.partialEntries,
     directEntries: s.directEntries,
-    blockedTrials: b ? Math.max(blocked, b.prerequisitesKnown - s.knownAtStart) : 0,
-    blockedEpisodes: blocked,
   };
 }
 
@@ -146,7 +114,6 @@ export function contributionDelta(
   previous: ObjectiveContribution | undefined,
   delta: StatisticsDelta,
   context?: EpisodeContext,
-  blocked?: BlockedReading,
 ): ObjectiveContribution {
   const s = smooth(e, rates, context);
   const folded = e.foldedAnswers + e.foldedTaught;
@@ -163,7 +130,7 @@ export function contributionDelta(
     if (was === undefined || wasGuessing === undefined) addAnswer(delta, stepItem(e, step), objective, now, nowGuessing, nowPartial, right);
     else addAnswer(delta, stepItem(e, step), objective, now - was, nowGuessing - wasGuessing, nowPartial - (1 - was - wasGuessing), right);
   }
-  const counts = objectiveCounts(s, rates.speed, blocked);
+  const counts = objectiveCounts(s, rates.speed);
   const target = delta.objectives[objective] ?? emptyObjectiveCounts();
   delta.objectives[objective] = target;
   const before = previous?.counts ?? emptyObjectiveCounts();
@@ -194,7 +161,7 @@ export function accumulate(totals: StatisticsDelta, delta: StatisticsDelta): voi
   for (const [objective, c] of Object.entries(delta.objectives)) {
     const t = totals.objectives[objective] ?? emptyObjectiveCounts();
     totals.objectives[objective] = t;
-    for (const key of Object.keys(c) as (keyof ObjectiveCounts)[]) t[key] += c[key] ?? 0;
+    for (const key of Object.keys(c) as (keyof ObjectiveCounts)[]) t[key] += c[key];
   }
   totals.speed.learners += delta.speed.learners;
   totals.speed.logSquares += delta.speed.logSquares;

@@ -121,8 +121,6 @@ describe("population statistics", () => {
             teachings: 0,
             partialEntries: 0.1,
             directEntries: 0.15,
-            blockedTrials: 0.5,
-            blockedEpisodes: 0.05,
           },
         },
         speed: { learners: 1, logSquares: 0.1 },
@@ -142,7 +140,6 @@ describe("population statistics", () => {
     const s = await sums(graphId);
     expect(s.answers).toBeCloseTo(1, 9);
     expect(s.items[0]).toMatchObject({ known: 0.75, knownRight: 0.7 });
-    expect(s.objectives[0]).toMatchObject({ blockedTrials: 0.5, blockedEpisodes: 0.05 });
     expect(s.graph).toMatchObject({ version: 1, learners: 1 });
   });
 

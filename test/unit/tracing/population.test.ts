@@ -74,34 +74,6 @@ describe("population estimates", () => {
     expect(session.rates().version).not.toBe("prior");
   });
 
-  it("move the blocked rate toward the class's own: down where no learner is blocked, up where many are", async () => {
-    // The graph's blocked rate starts at the prior (0.02 per objective) and is estimated with the
-    // learner's speed integrated out (docs/recommendation.md "Estimation"); the truth here is the
-    // blocked learners over the needed objectives they did not know at the start.
-    const blockedRate = async (blockedShare: number) => {
-      const world = generateWorld({ ...WORLD, guess: [0.2, 0.2], blockedShare }, 21);
-      const factory = inProcessClass();
-      const session = (await factory(world, "A")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
-      let early = Number.NaN;
-      const tick = session.tick.bind(session);
-      session.tick = async (round) => {
-        await tick(round);
-        if (round === 2) early = session.rates().graph.blocked;
-      };
-      await runClassA(world, session);
-      const blocked = world.students.filter((s) => s.blocked >= 0).length;
-      const trials = world.students.reduce((t, s) => t + world.scope.filter((o) => world.needed.has(o) && !s.known[o]).length, 0);
-      return { early, late: session.rates().graph.blocked, truth: blocked / trials };
-    };
-    const none = await blockedRate(0);
-    expect(none.truth).toBe(0);
-    expect(Math.abs(none.early - 0.02)).toBeLessThan(0.002);
-    expect(none.late).toBeLessThan(0.5 * none.early);
-    const many = await blockedRate(0.3);
-    expect(many.truth).toBeGreaterThan(0.04);
-    expect(Math.abs(many.late - many.truth)).toBeLessThan(Math.abs(many.early - many.truth) / 2);
-  });
-
   it("brings a partner-sequenced class to complete: most learners who truly mastered the goal are reported complete, none falsely", async () => {
     // (guess 0.05: three right answers in a row are then strong enough evidence for the 0.95 level,
     // whether learning is read as a switch or along a curve; with guessing more likely a partner's
