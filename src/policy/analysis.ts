@@ -14,7 +14,6 @@ import type { PreparedGoal, TutorState } from "./types";
 export class GoalAnalysis {
   readonly reading: LearnerReading;
   #beliefs: ScopeBeliefs | undefined;
-  #cautious: ScopeBeliefs | undefined;
   #complete: boolean | undefined;
 
   constructor(
@@ -49,24 +48,6 @@ export class GoalAnalysis {
     return this.#beliefs;
   }
 
-  /**
-   * The scope's beliefs with the targets' evidence read with every guess at its upper bound
-   * (rates.ts GUESS_BOUND): what `complete` and settling a target rest on, so that a graph whose
-   * rates are still uncertain asks for more right answers. Only the targets are read twice.
-   */
-  get cautiousBeliefs(): ScopeBeliefs {
-    this.#cautious ??= scopeBeliefs(
-      this.goal,
-      this.goal.labels.map((l, k) => (this.goal.isTarget[k] ? this.reading.cautiousFactor(l) : this.reading.factor(l))),
-    );
-    return this.#cautious;
-  }
-
-  /** P(target objective k is known) as completion reads it (cautiousBeliefs). */
-  targetKnown(k: number): number {
-    return this.cautiousBeliefs.known[k]!;
-  }
-
   /** P(the learner knows objective k now) */
   known(k: number): number {
     return this.beliefs.known[k]!;
@@ -93,14 +74,13 @@ export class GoalAnalysis {
   }
 
   /**
-   * P(every objective of `objs` is known), read as completion reads it (cautiousBeliefs): the
-   * product over those no other of them needs (knowing an objective implies knowing its
-   * prerequisites, so the others add nothing).
+   * P(every objective of `objs` is known): the product over those no other of them needs (knowing an
+   * objective implies knowing its prerequisites, so the others add nothing).
    */
   jointProbability(objs: readonly number[]): number {
     const implied = new Set<number>();
     for (const o of objs) for (const a of this.ancestors(o)) if (a !== o) implied.add(a);
-    return objs.filter((o, i) => !implied.has(o) && objs.indexOf(o) === i).reduce((p, o) => p * this.targetKnown(o), 1);
+    return objs.filter((o, i) => !implied.has(o) && objs.indexOf(o) === i).reduce((p, o) => p * this.known(o), 1);
   }
 
   readonly #ancestorMemo = new Map<number, Set<number>>();

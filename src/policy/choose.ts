@@ -24,9 +24,9 @@ export interface Choice {
   intent: Intent;
 }
 
-/** Is k settled: a target at its level alone as completion reads it (targetLevel, with its minimum answers), another objective at moveOnLevel? */
+/** Is k settled: a target at its level alone (targetLevel, with its minimum answers), another objective at moveOnLevel? */
 export function settled(a: GoalAnalysis, k: number): boolean {
-  if (a.goal.isTarget[k]) return a.targetKnown(k) >= a.targetLevel && a.answers(k) >= a.minAnswers(k);
+  if (a.goal.isTarget[k]) return a.known(k) >= a.targetLevel && a.answers(k) >= a.minAnswers(k);
   return a.known(k) >= POLICY.moveOnLevel;
 }
 

@@ -102,8 +102,7 @@ export function estimateWork(a: GoalAnalysis, open: readonly number[], evidence:
   for (const k of needed) {
     if (!(g.assess[k] ?? []).length) continue;
     const level = levelOf(a, k);
-    // (a target as completion reads it: every guess at its upper bound, analysis.ts cautiousBeliefs)
-    const p = g.isTarget[k] ? a.targetKnown(k) : a.known(k);
+    const p = a.known(k);
     const extra = g.isTarget[k] ? Math.max(0, a.minAnswers(k) - a.answers(k)) : 0;
     if (p >= level) {
       total += extra;
@@ -115,7 +114,7 @@ export function estimateWork(a: GoalAnalysis, open: readonly number[], evidence:
     const learning = ((1 + r.gradual) * learnable) / Math.max(0.02, effectiveRate(r.learn, speed));
     // A learner who may be unable to learn it (blocked) needs more than any estimate: the cap, weighted.
     total += a.blocked(k) * POLICY.maxWorkRemaining;
-    const perRight = Math.log((1 - r.slip) / (g.isTarget[k] ? r.guessHigh : r.guess));
+    const perRight = Math.log((1 - r.slip) / r.guess);
     const confirm = Math.max(0, Math.ceil((logit(level) - logit(Math.max(p, 0.5))) / perRight));
     total += learning + Math.max(confirm, extra);
   }

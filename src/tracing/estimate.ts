@@ -7,7 +7,7 @@
  * assumption rather than a fit, since what a class's stalled episodes would say of it is the same
  * evidence a slow learner gives.
  */
-import { BOUNDS, betaUpper, type ItemRates, type ObjectiveRates, type PopulationRates, PRIORS, priorRates, SHRINK } from "./rates";
+import { BOUNDS, type ItemRates, type ObjectiveRates, type PopulationRates, PRIORS, SHRINK } from "./rates";
 import { emptyObjectiveCounts, type ObjectiveCounts, type StatisticsDelta } from "./statistics";
 
 const clamp = (x: number, [lo, hi]: readonly [number, number]) => Math.min(hi, Math.max(lo, x));
@@ -25,9 +25,8 @@ interface AnswerSums {
 function guessSlip(c: AnswerSums, above: ItemRates, weight: number): ItemRates {
   const guess = clamp(shrink(c.unknownRight, c.unknown, above.guess, weight), BOUNDS.guess);
   const slip = clamp(shrink(c.known - c.knownRight, c.known, above.slip, weight), BOUNDS.slip);
-  const guessHigh = Math.max(guess, betaUpper(guess, Math.max(0, c.unknown) + weight));
   // An answer must say more when the objective is known: keep guess + slip below 0.9.
-  return { guess: Math.min(guess, 0.9 - slip), guessHigh: Math.min(guessHigh, 0.9 - slip), slip };
+  return { guess: Math.min(guess, 0.9 - slip), slip };
 }
 
 function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: ObjectiveRates, weight: number): ObjectiveRates {
@@ -58,7 +57,15 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
   const sum = emptyObjectiveCounts();
   for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key];
 
-  const prior: ObjectiveRates = { ...priorRates(), teach: PRIORS.learn.mean };
+  const prior: ObjectiveRates = {
+    guess: PRIORS.guess.mean,
+    slip: PRIORS.slip.mean,
+    prior: PRIORS.prior.mean,
+    learn: PRIORS.learn.mean,
+    teach: PRIORS.learn.mean,
+    blocked: PRIORS.blocked.mean,
+    gradual: PRIORS.gradual.mean,
+  };
   const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);

@@ -7,12 +7,9 @@
  * Every value has a prior for a new graph, objective or item (PRIORS), and each level shrinks
  * towards the level above it (item → objective → graph → prior).
  */
-import { normalQuantile } from "../model/math";
 
 export interface ItemRates {
   guess: number;
-  /** the guess at its upper credible bound (GUESS_BOUND) given the evidence it rests on: what completion is judged with */
-  guessHigh: number;
   slip: number;
 }
 
@@ -64,16 +61,6 @@ export const LEAK = 0.05;
 /** How strongly a lower level (objective, item) is pulled to the level above it (in observations). */
 export const SHRINK = { objective: 10, item: 10 } as const;
 
-/**
- * The percentile of a guess rate's Beta posterior that `ready` / `complete` and settling a target
- * read the evidence with (estimate.ts, reading.ts): a guess as likely as one chance in five allows,
- * given the answers it rests on plus its shrinkage weight. A young graph (every rate near its prior,
- * 10–20 pseudo-observations) then asks for more right answers before it calls a goal complete; a
- * graph whose population has spoken asks for what its estimates say. Not the 90th: every item of a
- * target is read at its bound at once, and all of them that high together is far rarer than each.
- */
-export const GUESS_BOUND = 0.8;
-
 /** Bounds that keep a fitted model non-degenerate (a guess above 1 − slip would invert what an answer means). */
 export const BOUNDS = {
   guess: [0.01, 0.45],
@@ -87,7 +74,6 @@ export const BOUNDS = {
 export function priorRates(): ObjectiveRates {
   return {
     guess: PRIORS.guess.mean,
-    guessHigh: betaUpper(PRIORS.guess.mean, PRIORS.guess.weight),
     slip: PRIORS.slip.mean,
     prior: PRIORS.prior.mean,
     gradual: PRIORS.gradual.mean,
@@ -95,15 +81,6 @@ export function priorRates(): ObjectiveRates {
     teach: PRIORS.teach.mean,
     blocked: PRIORS.blocked.mean,
   };
-}
-
-/**
- * The GUESS_BOUND percentile of a Beta posterior with this mean over `count` effective observations
- * (observations + shrinkage weight): the normal approximation, mean + z·sd, within the guess bounds.
- */
-export function betaUpper(mean: number, count: number): number {
-  const sd = Math.sqrt((mean * (1 - mean)) / (count + 1));
-  return Math.min(BOUNDS.guess[1], mean + normalQuantile(GUESS_BOUND) * sd);
 }
 
 /** The rates of a graph nobody has answered yet. */

@@ -5,23 +5,19 @@
  * Computed once per request; everything in it is lazy and memoized.
  */
 import type { LocalFactor } from "./beliefs";
-import { type EpisodeEnd, type EpisodeRates, forward, smooth } from "./episode";
+import { type EpisodeRates, forward, smooth } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
-import { type ItemRates, itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
+import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
 
-/** `cautious`: every guess at its upper bound (rates.ts GUESS_BOUND), as completion reads the evidence. */
-export function episodeRates(population: PopulationRates, objective: string, speed: number, cautious = false): EpisodeRates {
+export function episodeRates(population: PopulationRates, objective: string, speed: number): EpisodeRates {
   const o = objectiveRates(population, objective);
-  if (!cautious) return { objective: o, item: (label) => itemRates(population, label, o), speed };
-  const high = <T extends ItemRates>(r: T): T => ({ ...r, guess: r.guessHigh });
-  return { objective: high(o), item: (label) => high(itemRates(population, label, o)), speed };
+  return { objective: o, item: (label) => itemRates(population, label, o), speed };
 }
 
 export class LearnerReading {
   #speed: SpeedPosterior | undefined;
   readonly #factors = new Map<string, LocalFactor>();
-  readonly #cautiousFactors = new Map<string, LocalFactor>();
   readonly #startKnown = new Map<string, number>();
 
   /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
@@ -73,27 +69,6 @@ export class LearnerReading {
     return f;
   }
 
-  /**
-   * The objective's factor read with every guess at its upper bound (rates.ts GUESS_BOUND), the
-   * learner's speed posterior as the usual reading has it: what a target's completion is judged on.
-   */
-  cautiousFactor(objective: string): LocalFactor {
-    let f = this.#cautiousFactors.get(objective);
-    if (!f) {
-      const e = this.evidence[objective];
-      const rates = (speed: number) => ({ ...episodeRates(this.population, objective, speed, true), startKnown: this.startKnown(objective) });
-      f =
-        this.speed.ends.has(objective) && e
-          ? this.#combine(
-              objective,
-              SPEEDS.map((s) => forward(e, rates(s))),
-            )
-          : this.factor(objective);
-      this.#cautiousFactors.set(objective, f);
-    }
-    return f;
-  }
-
   #compute(objective: string): LocalFactor {
     const ends = this.speed.ends.get(objective);
     if (!ends) {
@@ -103,11 +78,6 @@ export class LearnerReading {
       );
       return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
-    return this.#combine(objective, ends);
-  }
-
-  /** The episode's ends under each grid speed, weighted by the speed posterior without the objective's own evidence. */
-  #combine(objective: string, ends: readonly EpisodeEnd[]): LocalFactor {
     const w = weightsWithout(this.speed, objective);
     const first = ends[0]!;
     const scale = Math.max(first.logGuessing, first.logKnowing, ...ends.map((e) => e.logScale));
