@@ -2,13 +2,26 @@
  * The model-updates consumer's use case: queued graded answers refine a graph's stored item
  * parameters exactly once. Reading them back, per isolate, is src/reads/item-params.ts.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { appliedModelUpdates, itemParams } from "../db/schema";
 import { type ModelParams, refineItem } from "../model";
 import type { ItemObservation, ModelUpdateMessage } from "../queues/messages";
 import { fenceOf, registrationOfMessageId } from "./erasure/fence";
 import { populationWrites } from "./population-rates";
+
+/** Rows per multi-row upsert of item parameters: 7 bound values a row. */
+const ITEM_ROWS = rowsPerInsert(7);
+
+/** An item's stored parameters replaced by the refined ones (the conflicting row's values). */
+const REPLACE_ITEM = {
+  easiness: sql`excluded.easiness`,
+  difficulty: sql`excluded.difficulty`,
+  observations: sql`excluded.observations`,
+  shift: sql`excluded.shift`,
+  updatedAt: sql`excluded.updated_at`,
+};
 
 /**
  * Applies queued observations to the stored item parameters, and statistics deltas to their graph's
@@ -55,15 +68,17 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
       for (const r of rows) params.items[r.module] = [r.easiness, r.difficulty, r.observations, r.shift];
     }
     for (const o of observations) refineItem(params, { itemKey: o.module, objectives: o.objectives }, o.correct, o.predicted);
-    for (const module of modules) {
+    const rows = modules.flatMap((module) => {
       const e = params.items[module];
-      if (!e) continue;
-      const values = { easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs };
+      return e ? [{ graphId: graphUuid, module, easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs }] : [];
+    });
+    // Multi-row upserts (each module once: `modules` is a set), not one statement per module.
+    for (let i = 0; i < rows.length; i += ITEM_ROWS) {
       writes.push(
         db
           .insert(itemParams)
-          .values({ graphId: graphUuid, module, ...values })
-          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: values }),
+          .values(rows.slice(i, i + ITEM_ROWS))
+          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: REPLACE_ITEM }),
       );
     }
   }
