@@ -14,6 +14,9 @@ import { populationWrites } from "./population-rates";
 /** Rows per multi-row upsert of item parameters: 7 bound values a row. */
 const ITEM_ROWS = rowsPerInsert(7);
 
+/** Rows per multi-row insert of applied marks: 2 bound values a row. */
+const MARK_ROWS = rowsPerInsert(2);
+
 /** An item's stored parameters replaced by the refined ones (the conflicting row's values). */
 const REPLACE_ITEM = {
   easiness: sql`excluded.easiness`,
@@ -84,7 +87,10 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
   }
   const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
   writes.push(...populationWrites(db, deltas, nowMs));
-  const marks = fresh.map((m) => db.insert(appliedModelUpdates).values({ messageId: m.id, appliedAt: nowMs }));
+  const marks = [];
+  for (let i = 0; i < fresh.length; i += MARK_ROWS) {
+    marks.push(db.insert(appliedModelUpdates).values(fresh.slice(i, i + MARK_ROWS).map((m) => ({ messageId: m.id, appliedAt: nowMs }))));
+  }
   // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
   // a message of an erased registration fails it on the fence (./erasure/fence.ts).
   const fence = await fenceOf(
