@@ -2,8 +2,8 @@ import { apiRoute } from "../http/define-route";
 import { createRouter } from "../http/router";
 import { json, uuidParams } from "../schemas/common";
 import { RecommendationQuery, RecommendationSchema } from "../schemas/recommendations";
-import { recommendationFor } from "../services/recommendations";
-import { authorizedRegistration } from "./authorize";
+import { recommendationFor, recommendationTarget } from "../services/recommendations";
+import { authorize, registrationSubject } from "./authorize";
 
 const recommendationRoute = apiRoute({
   method: "get",
@@ -18,8 +18,10 @@ const recommendationRoute = apiRoute({
 });
 
 export const recommendationsRouter = createRouter().openapi(recommendationRoute, async (c) => {
-  const context = await authorizedRegistration(c, c.req.valid("param").id);
   const { goal_id, continued_recommendations, justifications } = c.req.valid("query");
-  const view = await recommendationFor(c.env, c.get("db"), context, goal_id, { continuedRecommendations: continued_recommendations, justifications });
+  // The registration and the goal in one read; the caller rule is applied before anything about the goal is answered.
+  const target = await recommendationTarget(c.get("db"), c.req.valid("param").id, goal_id);
+  await authorize(c, registrationSubject(target.context.registration));
+  const view = await recommendationFor(c.env, target, { continuedRecommendations: continued_recommendations, justifications });
   return c.json(view, 200);
 });

@@ -2,13 +2,29 @@
  * The model-updates consumer's use case: queued graded answers refine a graph's stored item
  * parameters exactly once. Reading them back, per isolate, is src/reads/item-params.ts.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { rowsPerInsert } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { appliedModelUpdates, itemParams } from "../db/schema";
 import { type ModelParams, refineItem } from "../model";
 import type { ItemObservation, ModelUpdateMessage } from "../queues/messages";
 import { fenceOf, registrationOfMessageId } from "./erasure/fence";
 import { populationWrites } from "./population-rates";
+
+/** Rows per multi-row upsert of item parameters: 7 bound values a row. */
+const ITEM_ROWS = rowsPerInsert(7);
+
+/** Rows per multi-row insert of applied marks: 2 bound values a row. */
+const MARK_ROWS = rowsPerInsert(2);
+
+/** An item's stored parameters replaced by the refined ones (the conflicting row's values). */
+const REPLACE_ITEM = {
+  easiness: sql`excluded.easiness`,
+  difficulty: sql`excluded.difficulty`,
+  observations: sql`excluded.observations`,
+  shift: sql`excluded.shift`,
+  updatedAt: sql`excluded.updated_at`,
+};
 
 /**
  * Applies queued observations to the stored item parameters, and statistics deltas to their graph's
@@ -55,21 +71,26 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
       for (const r of rows) params.items[r.module] = [r.easiness, r.difficulty, r.observations, r.shift];
     }
     for (const o of observations) refineItem(params, { itemKey: o.module, objectives: o.objectives }, o.correct, o.predicted);
-    for (const module of modules) {
+    const rows = modules.flatMap((module) => {
       const e = params.items[module];
-      if (!e) continue;
-      const values = { easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs };
+      return e ? [{ graphId: graphUuid, module, easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs }] : [];
+    });
+    // Multi-row upserts (each module once: `modules` is a set), not one statement per module.
+    for (let i = 0; i < rows.length; i += ITEM_ROWS) {
       writes.push(
         db
           .insert(itemParams)
-          .values({ graphId: graphUuid, module, ...values })
-          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: values }),
+          .values(rows.slice(i, i + ITEM_ROWS))
+          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: REPLACE_ITEM }),
       );
     }
   }
   const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
   writes.push(...populationWrites(db, deltas, nowMs));
-  const marks = fresh.map((m) => db.insert(appliedModelUpdates).values({ messageId: m.id, appliedAt: nowMs }));
+  const marks = [];
+  for (let i = 0; i < fresh.length; i += MARK_ROWS) {
+    marks.push(db.insert(appliedModelUpdates).values(fresh.slice(i, i + MARK_ROWS).map((m) => ({ messageId: m.id, appliedAt: nowMs }))));
+  }
   // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
   // a message of an erased registration fails it on the fence (./erasure/fence.ts).
   const fence = await fenceOf(

@@ -105,7 +105,11 @@ const contextQuery = preparedPerDb((db) =>
 
 /** The registration with its instance's graph and current graph version, in one query. */
 export async function registrationContext(db: Db, registrationId: string): Promise<RegistrationContext> {
-  const row = await contextQuery(db).get({ id: registrationId });
+  return contextOf(await contextQuery(db).get({ id: registrationId }));
+}
+
+/** The context of a row read by `contextQuery` or by a query with the same columns and joins (404 without a row, 422 without a graph). */
+export function contextOf(row: { registration: RegistrationRow; graphUuid: string | null; graphVersion: number | null } | undefined): RegistrationContext {
   if (!row) throw notFound("Registration");
   if (!row.graphUuid || row.graphVersion === null) {
     throw unprocessable("The registration's learning instance has no knowledge graph; events cannot be interpreted.");

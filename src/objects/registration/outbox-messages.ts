@@ -55,6 +55,26 @@ export function outboxMessages(graphUuid: string, observations: ItemObservation[
 }
 
 /**
+ * The held answers' outbox rows (each the JSON array of one event's observations, as
+ * `Outbox.holdObservations` wrote it) as model-update messages: exactly `outboxMessages` of the rows
+ * parsed and concatenated. When they fit in one message (the usual case) it is assembled from the
+ * rows' text: JSON.stringify of what JSON.parse read back from JSON.stringify's text is that text, so
+ * the message is the same string without every observation parsed and serialized twice more.
+ */
+export function heldMessages(graphUuid: string, rows: readonly string[]): string[] {
+  const lists = rows.map((r) => r.slice(1, -1)).filter((list) => list.length > 0);
+  if (lists.length === 0) return [];
+  const text = `{"graphUuid":${JSON.stringify(graphUuid)},"observations":[${lists.join(",")}]}`;
+  // outboxMessages counts each observation's size with its separator, one more byte than the text:
+  // below MESSAGE_BYTES it neither splits nor drops an objective list.
+  if (utf8Bytes(text) < MESSAGE_BYTES) return [text];
+  return outboxMessages(
+    graphUuid,
+    rows.flatMap((r) => JSON.parse(r) as ItemObservation[]),
+  );
+}
+
+/**
  * A statistics delta as outbox messages of at most MESSAGE_BYTES each: split by objective (an
  * objective's items travel with it), the speed sums in the first. Sums add up the same however split.
  */

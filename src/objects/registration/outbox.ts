@@ -1,6 +1,6 @@
 import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
-import { batchLength, outboxMessages, populationMessages, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
+import { batchLength, heldMessages, populationMessages, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
 
 /** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
 interface OutboxQueues {
@@ -53,8 +53,8 @@ export class Outbox {
     const held = this.#sql.exec<{ body: string }>("SELECT body FROM outbox WHERE queue = ? ORDER BY id", HELD).toArray();
     if (held.length === 0) return;
     this.#sql.exec("DELETE FROM outbox WHERE queue = ?", HELD);
-    const observations = held.flatMap((r) => JSON.parse(r.body) as ItemObservation[]);
-    for (const body of outboxMessages(graphUuid, observations)) this.#insert("model-updates", body);
+    const bodies = held.map((r) => r.body);
+    for (const body of heldMessages(graphUuid, bodies)) this.#insert("model-updates", body);
   }
 
   /** The registration's change to its graph's population statistics (src/tracing/contribute.ts). */

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   batchLength,
+  heldMessages,
   MESSAGE_BYTES,
   outboxMessages,
   SEND_BATCH_BYTES,
   SEND_BATCH_MESSAGES,
   utf8Bytes,
 } from "../../../src/objects/registration/outbox-messages";
+import type { ItemObservation } from "../../../src/queues/messages";
 
 const graph = "7a1f3c2e-0000-4000-8000-000000000000";
 
@@ -39,6 +41,50 @@ describe("outbox messages", () => {
 
   it("no observations, no message", () => {
     expect(outboxMessages(graph, [])).toEqual([]);
+  });
+});
+
+describe("held answers as messages", () => {
+  /** What heldMessages must equal: the rows parsed, concatenated and split by outboxMessages. */
+  const parsedAndSplit = (rows: string[]) =>
+    outboxMessages(
+      graph,
+      rows.flatMap((r) => JSON.parse(r) as ItemObservation[]),
+    );
+  const observation = (i: number): ItemObservation => ({
+    module: `mref-ü-"q"-${i}`,
+    objectives: [`lref-é-${i % 7}`, `lref-${i % 3}`],
+    correct: i % 2 === 0,
+    predicted: i % 11 === 0 ? Number.NaN : 1 / (i + 3),
+  });
+  const rowsOf = (sizes: number[]) => {
+    let i = 0;
+    return sizes.map((n) => JSON.stringify(Array.from({ length: n }, () => observation(i++))));
+  };
+
+  it("the same messages as parsing the rows and splitting them, in one message or several", () => {
+    for (const sizes of [[1], [1, 1, 1], [50], [3, 0, 5], [400, 400, 400, 400, 400]]) {
+      const rows = rowsOf(sizes);
+      expect(heldMessages(graph, rows)).toEqual(parsedAndSplit(rows));
+    }
+    expect(heldMessages(graph, rowsOf([400, 400, 400, 400, 400])).length).toBeGreaterThan(1);
+    expect(heldMessages(graph, [])).toEqual([]);
+    expect(heldMessages(graph, ["[]"])).toEqual([]);
+  });
+
+  it("at the size limit: one message one byte below it, the split's answer at it", () => {
+    const envelope = `{"graphUuid":"${graph}","observations":[]}`.length;
+    const one = (textBytes: number) => {
+      const bare = JSON.stringify([{ module: "", objectives: ["lref-a"], correct: true, predicted: 0.5 }]);
+      return [JSON.stringify([{ module: "m".repeat(textBytes - envelope - (bare.length - 2)), objectives: ["lref-a"], correct: true, predicted: 0.5 }])];
+    };
+    for (const bytes of [MESSAGE_BYTES - 1, MESSAGE_BYTES, MESSAGE_BYTES + 1]) {
+      const rows = one(bytes);
+      expect(heldMessages(graph, rows)).toEqual(parsedAndSplit(rows));
+    }
+    expect(utf8Bytes(heldMessages(graph, one(MESSAGE_BYTES - 1))[0] ?? "")).toBe(MESSAGE_BYTES - 1);
+    // at the limit the split drops the objective list (outboxMessages' rule), and so does heldMessages
+    expect(JSON.parse(heldMessages(graph, one(MESSAGE_BYTES))[0] ?? "{}").observations[0].objectives).toEqual([]);
   });
 });
 
