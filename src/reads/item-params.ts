@@ -14,11 +14,11 @@ import { SERVICE_PARAMS } from "../model/service-params";
 /**
  * How long an isolate trusts its copy of a graph's item parameters before reading them again; one
  * caller re-reads while the others keep the copy for up to ITEM_PARAMS_REFRESH_MS more, so the
- * parameters in use are at most 45 s old. An answer reaches the stored parameters within 15 s (held
- * by its registration until the next contribution, at most 10 s: CONTRIBUTE_EVERY_MS; then the
+ * parameters in use are at most 35 s old. An answer reaches the stored parameters within 25 s (held
+ * by its registration until the next contribution, at most 20 s: CONTRIBUTE_EVERY_MS; then the
  * queue's 5 s batch timeout): 60 s in all (docs/api-conventions.md "Freshness": at most 60 s behind).
  */
-export const ITEM_PARAMS_TTL_MS = 35_000;
+export const ITEM_PARAMS_TTL_MS = 25_000;
 const ITEM_PARAMS_REFRESH_MS = 10_000;
 
 /** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */

@@ -13,8 +13,12 @@ import { estimateRates } from "../tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../tracing/rates";
 import { emptyDelta, type StatisticsDelta } from "../tracing/statistics";
 
-export const POPULATION_TTL_MS = 30_000;
-/** While one caller re-reads expired rates, the others keep the previous ones this long at most (40 s in all). */
+export const POPULATION_TTL_MS = 20_000;
+/**
+ * While one caller re-reads expired rates, the others keep the previous ones this long at most (30 s in
+ * all: with a contribution at most 20 s after the answers, CONTRIBUTE_EVERY_MS, and the consumer's
+ * batch, the rates in use stay inside the 60 s).
+ */
 const POPULATION_REFRESH_MS = 10_000;
 
 /** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */

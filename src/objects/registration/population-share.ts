@@ -9,11 +9,11 @@ import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
  * (coalesced off the response path, by the alarm), inside the 60 s the population's rates and item
  * parameters may lag (docs/api-conventions.md "Freshness"; src/reads/item-params.ts adds up the item side).
  */
-export const CONTRIBUTE_EVERY_MS = 10_000;
+export const CONTRIBUTE_EVERY_MS = 20_000;
 
 /**
  * An alarm that runs anyway (the projection's, ./pending-projection.ts) makes a contribution due
- * within this long now: one alarm instead of two. Contributions stay at least 6 s apart.
+ * within this long now: one alarm instead of two. Contributions stay at least 16 s apart.
  */
 const CONTRIBUTE_EARLY_MS = 4_000;
 
