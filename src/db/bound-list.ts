@@ -24,7 +24,8 @@ export const IN_BOUND_LIST = "IN (SELECT value FROM json_each(?))";
 /** Bound parameters D1 accepts in one statement. */
 const D1_MAX_BOUND_PARAMETERS = 100;
 
-/** Rows of a multi-row INSERT that fit in one statement when each row binds `columns` values. */
-export function rowsPerInsert(columns: number): number {
-  return Math.floor(D1_MAX_BOUND_PARAMETERS / columns);
+/** `rows` split into multi-row INSERTs that fit in one statement each when every row binds `columns` values. */
+export function insertChunks<T>(rows: readonly T[], columns: number): T[][] {
+  const size = Math.floor(D1_MAX_BOUND_PARAMETERS / columns);
+  return Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
 }

@@ -3,19 +3,13 @@
  * parameters exactly once. Reading them back, per isolate, is src/reads/item-params.ts.
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { rowsPerInsert } from "../db/bound-list";
+import { insertChunks } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { appliedModelUpdates, itemParams } from "../db/schema";
 import { type ModelParams, refineItem } from "../model";
 import type { ItemObservation, ModelUpdateMessage } from "../queues/messages";
 import { fenceOf, registrationOfMessageId } from "./erasure/fence";
 import { populationWrites } from "./population-rates";
-
-/** Rows per multi-row upsert of item parameters: 7 bound values a row. */
-const ITEM_ROWS = rowsPerInsert(7);
-
-/** Rows per multi-row insert of applied marks: 2 bound values a row. */
-const MARK_ROWS = rowsPerInsert(2);
 
 /** An item's stored parameters replaced by the refined ones (the conflicting row's values). */
 const REPLACE_ITEM = {
@@ -75,22 +69,19 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
       const e = params.items[module];
       return e ? [{ graphId: graphUuid, module, easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs }] : [];
     });
-    // Multi-row upserts (each module once: `modules` is a set), not one statement per module.
-    for (let i = 0; i < rows.length; i += ITEM_ROWS) {
+    // Multi-row upserts, 7 bound values a row (each module once: `modules` is a set), not one statement per module.
+    for (const part of insertChunks(rows, 7)) {
       writes.push(
         db
           .insert(itemParams)
-          .values(rows.slice(i, i + ITEM_ROWS))
+          .values(part)
           .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: REPLACE_ITEM }),
       );
     }
   }
   const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
   writes.push(...populationWrites(db, deltas, nowMs));
-  const marks = [];
-  for (let i = 0; i < fresh.length; i += MARK_ROWS) {
-    marks.push(db.insert(appliedModelUpdates).values(fresh.slice(i, i + MARK_ROWS).map((m) => ({ messageId: m.id, appliedAt: nowMs }))));
-  }
+  const marks = insertChunks(fresh, 2).map((part) => db.insert(appliedModelUpdates).values(part.map((m) => ({ messageId: m.id, appliedAt: nowMs }))));
   // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
   // a message of an erased registration fails it on the fence (./erasure/fence.ts).
   const fence = await fenceOf(

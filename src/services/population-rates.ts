@@ -4,14 +4,14 @@
  * as rates, per isolate, is src/reads/population-rates.ts.
  */
 import { sql } from "drizzle-orm";
-import { rowsPerInsert } from "../db/bound-list";
+import { insertChunks } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { populationGraphs, populationItems, populationObjectives } from "../db/schema";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../tracing/statistics";
 
-/** Rows per multi-row upsert: items bind 8 values a row (graph, item, objective, five counts), objectives 10. */
-const ITEM_ROWS = rowsPerInsert(8);
-const OBJECTIVE_ROWS = rowsPerInsert(10);
+/** Bound values per row of the multi-row upserts: items 8 (graph, item, objective, five counts), objectives 10. */
+const ITEM_COLUMNS = 8;
+const OBJECTIVE_COLUMNS = 10;
 
 /**
  * The D1 statements that add the deltas to each graph's sums (additive upserts: no read, so no
@@ -28,11 +28,11 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
   const writes = [];
   for (const [graphId, totals] of byGraph) {
     const items = Object.entries(totals.items).map(([item, c]) => ({ graphId, item, ...c, partial: c.partial ?? 0 }));
-    for (let i = 0; i < items.length; i += ITEM_ROWS) {
+    for (const part of insertChunks(items, ITEM_COLUMNS)) {
       writes.push(
         db
           .insert(populationItems)
-          .values(items.slice(i, i + ITEM_ROWS))
+          .values(part)
           .onConflictDoUpdate({
             target: [populationItems.graphId, populationItems.item],
             set: {
@@ -53,11 +53,11 @@ export function populationWrites(db: Db, deltas: { graphUuid: string; delta: Sta
       partialEntries: c.partialEntries ?? 0,
       directEntries: c.directEntries ?? 0,
     }));
-    for (let i = 0; i < objectives.length; i += OBJECTIVE_ROWS) {
+    for (const part of insertChunks(objectives, OBJECTIVE_COLUMNS)) {
       writes.push(
         db
           .insert(populationObjectives)
-          .values(objectives.slice(i, i + OBJECTIVE_ROWS))
+          .values(part)
           .onConflictDoUpdate({
             target: [populationObjectives.graphId, populationObjectives.objective],
             set: {

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { type AccountGraphProjection, type AccountScores, predictedScoreSteps } from "../analytics";
+import { inList } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { accountProjections, accounts, graphs } from "../db/schema";
 import { ApiError, unprocessable } from "../errors";
@@ -47,7 +48,7 @@ export async function predictedScoreFor(db: Db, partnerId: string, body: Predict
         accountProjections,
         and(eq(accountProjections.accountId, accounts.id), sql`${accountProjections.graphId} = (SELECT ${graphs.id} FROM ${graphs} WHERE ${graphWhere})`),
       )
-      .where(and(eq(accounts.partnerId, partnerId), isNull(accounts.erasedAt), sql`${accounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`)),
+      .where(and(eq(accounts.partnerId, partnerId), isNull(accounts.erasedAt), inList(accounts.id, ids))),
   ]);
   const graph = graphRows[0];
   if (!graph) throw unprocessable(`No graph '${graphRef}' for this partner.`, [{ path: "body.graph_ids[0]", message: "unknown graph" }]);
@@ -125,7 +126,7 @@ async function projectionBodies(db: Db, graphUuid: string, accountIds: string[])
   const rows = await db
     .select({ id: accountProjections.accountId, revision: accountProjections.revision, raw: sql<string>`${accountProjections.body}` })
     .from(accountProjections)
-    .where(and(eq(accountProjections.graphId, graphUuid), sql`${accountProjections.accountId} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)}))`))
+    .where(and(eq(accountProjections.graphId, graphUuid), inList(accountProjections.accountId, accountIds)))
     .all();
   return new Map(rows.map((r) => [r.id, { revision: r.revision, raw: r.raw }] as const));
 }

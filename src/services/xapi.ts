@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { inList, rowsPerInsert } from "../db/bound-list";
+import { inList, insertChunks } from "../db/bound-list";
 import type { Db } from "../db/client";
 import { accounts, graphs, learningInstances, type RegistrationRow, registrations, xapiStatements } from "../db/schema";
 import type { Env } from "../env";
@@ -17,8 +17,6 @@ export interface StatementTarget {
   graphUuid: string | null;
   graphVersion: number | null;
 }
-
-const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** The live registrations among `ids` (of any partner: the caller checks), with their account and graph, in one query. */
 export async function statementTargets(db: Db, ids: string[]): Promise<Map<string, StatementTarget>> {
@@ -78,7 +76,7 @@ export async function claimStatements(db: Db, partnerId: string, statements: Map
   // One D1 round trip: the inserts (5 parameters a row), then the claims as they stand, read in the
   // same transaction.
   const ids = rows.map((r) => r.statementId);
-  const inserts = chunks(rows, rowsPerInsert(5)).map((part) =>
+  const inserts = insertChunks(rows, 5).map((part) =>
     db.insert(xapiStatements).values(part).onConflictDoNothing().returning({ id: xapiStatements.statementId }),
   );
   const reads = [
