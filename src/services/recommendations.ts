@@ -6,7 +6,7 @@ import type { Env } from "../env";
 import { notFound } from "../errors";
 import type { RecommendationView } from "../schemas/recommendations";
 import { goalSpecOf } from "./goal-specs";
-import { contextOf, type RegistrationContext, registrationObject } from "./registrations";
+import { CONTEXT_COLUMNS, CONTEXT_JOINS, contextOf, type RegistrationContext, registrationObject } from "./registrations";
 
 export interface RecommendationFlags {
   continuedRecommendations: boolean;
@@ -23,24 +23,18 @@ export interface RecommendationTarget {
 }
 
 /**
- * The registration's context (the columns and joins of `registrationContext`), the goal and its
- * assignment in one query, prepared once: one D1 round trip per recommendation instead of two.
+ * The registration's context (read as `registrationContext` reads it), the goal and its assignment
+ * in one query, prepared once: one D1 round trip per recommendation instead of two.
  */
 const targetQueryOf = preparedPerDb((db) =>
   db
-    .select({
-      registration: registrations,
-      graphUuid: learningInstances.graphUuid,
-      graphVersion: graphs.version,
-      goal: goals,
-      assignedAt: goalAssignments.assignedAt,
-    })
+    .select({ ...CONTEXT_COLUMNS, goal: goals, assignedAt: goalAssignments.assignedAt })
     .from(registrations)
-    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
-    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
+    .innerJoin(learningInstances, CONTEXT_JOINS.instance)
+    .leftJoin(graphs, CONTEXT_JOINS.graph)
     .leftJoin(goals, and(eq(goals.id, sql.placeholder("goalId")), eq(goals.learningInstanceId, registrations.learningInstanceId), isNull(goals.deletedAt)))
     .leftJoin(goalAssignments, and(eq(goalAssignments.goalId, goals.id), eq(goalAssignments.registrationId, registrations.id)))
-    .where(and(eq(registrations.id, sql.placeholder("id")), isNull(registrations.deletedAt)))
+    .where(CONTEXT_JOINS.live)
     .prepare(),
 );
 

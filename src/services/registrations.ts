@@ -89,17 +89,27 @@ export interface RegistrationContext {
   graphVersion: number;
 }
 
+/** What a registration context is read from (`contextOf`): the registration, its instance's graph and the graph's current version. */
+export const CONTEXT_COLUMNS = { registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version };
+
+/** How: the live registration named by placeholder `id`, its live learning instance (inner join), the instance's graph (left join). */
+export const CONTEXT_JOINS = {
+  instance: and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)),
+  graph: eq(graphs.id, learningInstances.graphUuid),
+  live: and(eq(registrations.id, sql.placeholder("id")), isNull(registrations.deletedAt)),
+};
+
 /**
  * The query of `registrationContext`, prepared once (the SQL is built once, not per event: building
  * it cost about as much CPU as running it).
  */
 const contextQuery = preparedPerDb((db) =>
   db
-    .select({ registration: registrations, graphUuid: learningInstances.graphUuid, graphVersion: graphs.version })
+    .select(CONTEXT_COLUMNS)
     .from(registrations)
-    .innerJoin(learningInstances, and(eq(learningInstances.id, registrations.learningInstanceId), isNull(learningInstances.deletedAt)))
-    .leftJoin(graphs, eq(graphs.id, learningInstances.graphUuid))
-    .where(and(eq(registrations.id, sql.placeholder("id")), isNull(registrations.deletedAt)))
+    .innerJoin(learningInstances, CONTEXT_JOINS.instance)
+    .leftJoin(graphs, CONTEXT_JOINS.graph)
+    .where(CONTEXT_JOINS.live)
     .prepare(),
 );
 
@@ -108,7 +118,7 @@ export async function registrationContext(db: Db, registrationId: string): Promi
   return contextOf(await contextQuery(db).get({ id: registrationId }));
 }
 
-/** The context of a row read by `contextQuery` or by a query with the same columns and joins (404 without a row, 422 without a graph). */
+/** The context of a row read with CONTEXT_COLUMNS and CONTEXT_JOINS (404 without a row, 422 without a graph). */
 export function contextOf(row: { registration: RegistrationRow; graphUuid: string | null; graphVersion: number | null } | undefined): RegistrationContext {
   if (!row) throw notFound("Registration");
   if (!row.graphUuid || row.graphVersion === null) {
