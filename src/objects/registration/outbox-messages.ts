@@ -77,32 +77,72 @@ export function heldMessages(graphUuid: string, rows: readonly string[]): string
 /**
  * A statistics delta as outbox messages of at most MESSAGE_BYTES each: split by objective (an
  * objective's items travel with it), the speed sums in the first. Sums add up the same however split.
+ *
+ * When the split's own size count cannot reach MESSAGE_BYTES (the usual case), it would send one
+ * message, and that message is built directly: the same string, without one JSON.stringify and UTF-8
+ * encoding per objective to count sizes (docs/performance.md, seventh pass).
  */
 export function populationMessages(graphUuid: string, delta: StatisticsDelta): string[] {
+  // Counts of up to 8 numbers in JSON, with their names, take about 150-250 bytes: a delta with more
+  // entries than this is likely to need the split, so the single message is not built first in vain.
+  if ((Object.keys(delta.objectives).length + Object.keys(delta.items).length) * LIKELY_ENTRY_BYTES > MESSAGE_BYTES) return splitPopulation(graphUuid, delta);
+  const groups = byObjective(delta);
+  const whole = emptyDelta();
+  whole.speed = delta.speed;
+  const empty = populationBody(graphUuid, whole);
+  let overhead = 0;
+  for (const [objective, share] of groups) {
+    if (share.objective) whole.objectives[objective] = share.objective;
+    Object.assign(whole.items, share.items);
+    overhead += SHARE_OVERHEAD + objective.length * 2 + 8;
+  }
+  const one = populationBody(graphUuid, whole);
+  // Every objective's share text is part of `one`, so this bounds the split's count from above.
+  if (utf8Bytes(empty) + utf8Bytes(one) + overhead <= MESSAGE_BYTES) return [one];
+  return splitPopulation(graphUuid, delta);
+}
+
+/** A generous size of one objective's or item's counts in a message (only chooses which way is tried first). */
+const LIKELY_ENTRY_BYTES = 400;
+
+/** Characters of `{"objective":…,"items":{…}}` besides the objective's counts and its items' entries. */
+const SHARE_OVERHEAD = 25;
+
+const populationBody = (graphUuid: string, part: StatisticsDelta) =>
+  JSON.stringify({ graphUuid, observations: [], population: part } satisfies Omit<ModelUpdateMessage, "id">);
+
+/** Each objective of the delta (its counts first, then those only its items name) with its counts and its items' counts. */
+function byObjective(delta: StatisticsDelta): Map<string, { objective: StatisticsDelta["objectives"][string] | undefined; items: StatisticsDelta["items"] }> {
   const itemsOf = new Map<string, StatisticsDelta["items"]>();
   for (const [item, c] of Object.entries(delta.items)) {
     const group = itemsOf.get(c.objective) ?? {};
     group[item] = c;
     itemsOf.set(c.objective, group);
   }
-  const objectives = new Set([...Object.keys(delta.objectives), ...itemsOf.keys()]);
+  const groups = new Map<string, { objective: StatisticsDelta["objectives"][string] | undefined; items: StatisticsDelta["items"] }>();
+  for (const objective of new Set([...Object.keys(delta.objectives), ...itemsOf.keys()])) {
+    groups.set(objective, { objective: delta.objectives[objective], items: itemsOf.get(objective) ?? {} });
+  }
+  return groups;
+}
+
+/** `populationMessages` split by counting each objective's share as it goes (what the single message above is checked against). */
+export function splitPopulation(graphUuid: string, delta: StatisticsDelta): string[] {
   const messages: string[] = [];
   let part = emptyDelta();
   part.speed = delta.speed;
-  const body = () => JSON.stringify({ graphUuid, observations: [], population: part } satisfies Omit<ModelUpdateMessage, "id">);
-  let bytes = utf8Bytes(body());
-  for (const objective of objectives) {
-    const share = { objective: delta.objectives[objective], items: itemsOf.get(objective) ?? {} };
+  let bytes = utf8Bytes(populationBody(graphUuid, part));
+  for (const [objective, share] of byObjective(delta)) {
     const size = utf8Bytes(JSON.stringify(share)) + objective.length * 2 + 8;
     if (bytes + size > MESSAGE_BYTES && (Object.keys(part.objectives).length || Object.keys(part.items).length)) {
-      messages.push(body());
+      messages.push(populationBody(graphUuid, part));
       part = emptyDelta();
-      bytes = utf8Bytes(body());
+      bytes = utf8Bytes(populationBody(graphUuid, part));
     }
     if (share.objective) part.objectives[objective] = share.objective;
     Object.assign(part.items, share.items);
     bytes += size;
   }
-  messages.push(body());
+  messages.push(populationBody(graphUuid, part));
   return messages;
 }

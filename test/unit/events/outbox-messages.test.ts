@@ -4,11 +4,14 @@ import {
   heldMessages,
   MESSAGE_BYTES,
   outboxMessages,
+  populationMessages,
   SEND_BATCH_BYTES,
   SEND_BATCH_MESSAGES,
+  splitPopulation,
   utf8Bytes,
 } from "../../../src/objects/registration/outbox-messages";
 import type { ItemObservation } from "../../../src/queues/messages";
+import { emptyDelta, emptyObjectiveCounts, type StatisticsDelta } from "../../../src/tracing/statistics";
 
 const graph = "7a1f3c2e-0000-4000-8000-000000000000";
 
@@ -85,6 +88,44 @@ describe("held answers as messages", () => {
     expect(utf8Bytes(heldMessages(graph, one(MESSAGE_BYTES - 1))[0] ?? "")).toBe(MESSAGE_BYTES - 1);
     // at the limit the split drops the objective list (outboxMessages' rule), and so does heldMessages
     expect(JSON.parse(heldMessages(graph, one(MESSAGE_BYTES))[0] ?? "{}").observations[0].objectives).toEqual([]);
+  });
+});
+
+describe("population deltas as messages", () => {
+  /** `objectives` objectives with `itemsEach` items each; every third objective has item counts only (no objective counts). */
+  const deltaOf = (objectives: number, itemsEach: number, name = (i: number) => `lref-é-${i}`): StatisticsDelta => {
+    const delta = emptyDelta();
+    delta.speed = { learners: 1, logSquares: 0.123456789 };
+    for (let o = 0; o < objectives; o++) {
+      const objective = name(o);
+      if (o % 3 !== 2) delta.objectives[objective] = { ...emptyObjectiveCounts(), episodes: 1 / (o + 3), learnings: o % 5 === 0 ? Number.NaN : 0.25 };
+      for (let i = 0; i < itemsEach; i++) {
+        delta.items[`mref-"q"-${o}-${i}`] = { objective, known: 1 / (i + 7), knownRight: 0.5, unknown: 0.1 * i, unknownRight: 0, partial: 0.2 };
+      }
+    }
+    return delta;
+  };
+
+  it("the same messages as the split that counts each objective, in one message or several", () => {
+    const deltas = [emptyDelta(), deltaOf(1, 0), deltaOf(51, 10), deltaOf(300, 4), deltaOf(2000, 3), deltaOf(600, 10, (i) => `${i}`)];
+    for (const delta of deltas) expect(populationMessages(graph, delta)).toEqual(splitPopulation(graph, delta));
+    expect(populationMessages(graph, deltaOf(51, 10))).toHaveLength(1);
+    expect(populationMessages(graph, deltaOf(2000, 3)).length).toBeGreaterThan(1);
+  });
+
+  it("near the size limit: one message below it, the split's messages above it", () => {
+    // few entries with long objective names, so the single message is tried and its bound is what decides
+    const longName = (i: number) => `lref-${"x".repeat(400)}-${i}`;
+    const counts = new Map<number, number>();
+    for (let objectives = 60; objectives < 160; objectives += 4) {
+      const delta = deltaOf(objectives, 1, longName);
+      const messages = populationMessages(graph, delta);
+      expect(messages).toEqual(splitPopulation(graph, delta));
+      for (const m of messages) expect(utf8Bytes(m)).toBeLessThanOrEqual(MESSAGE_BYTES);
+      counts.set(messages.length, (counts.get(messages.length) ?? 0) + 1);
+    }
+    expect(counts.get(1)).toBeGreaterThan(0);
+    expect(counts.get(2)).toBeGreaterThan(0);
   });
 });
 
