@@ -2,23 +2,15 @@
  * The model-updates consumer's use case: queued graded answers refine a graph's stored item
  * parameters exactly once. Reading them back, per isolate, is src/reads/item-params.ts.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { insertChunks } from "../db/bound-list";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { type RawStatement, runBatch } from "../db/raw-statements";
 import { appliedModelUpdates, itemParams } from "../db/schema";
 import { type ModelParams, refineItem } from "../model";
 import type { ItemObservation, ModelUpdateMessage } from "../queues/messages";
-import { fenceOf, registrationOfMessageId } from "./erasure/fence";
+import { fenceStatement, registrationOfMessageId } from "./erasure/fence";
+import { appliedMarkWrites, refinedItemWrites } from "./model-update-writes";
 import { populationWrites } from "./population-rates";
-
-/** An item's stored parameters replaced by the refined ones (the conflicting row's values). */
-const REPLACE_ITEM = {
-  easiness: sql`excluded.easiness`,
-  difficulty: sql`excluded.difficulty`,
-  observations: sql`excluded.observations`,
-  shift: sql`excluded.shift`,
-  updatedAt: sql`excluded.updated_at`,
-};
 
 /**
  * Applies queued observations to the stored item parameters, and statistics deltas to their graph's
@@ -45,7 +37,7 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
   });
   if (fresh.length === 0) return 0;
 
-  const writes = [];
+  const writes: RawStatement[] = [];
   const byGraph = new Map<string, ItemObservation[]>();
   for (const m of fresh) {
     if (m.observations.length === 0) continue;
@@ -65,29 +57,22 @@ export async function applyModelUpdates(db: Db, base: ModelParams, messages: Mod
       for (const r of rows) params.items[r.module] = [r.easiness, r.difficulty, r.observations, r.shift];
     }
     for (const o of observations) refineItem(params, { itemKey: o.module, objectives: o.objectives }, o.correct, o.predicted);
-    const rows = modules.flatMap((module) => {
+    const refined = modules.flatMap((module) => {
       const e = params.items[module];
-      return e ? [{ graphId: graphUuid, module, easiness: e[0], difficulty: e[1], observations: e[2], shift: e[3], updatedAt: nowMs }] : [];
+      return e ? [[module, e] as const] : [];
     });
-    // Multi-row upserts, 7 bound values a row (each module once: `modules` is a set), not one statement per module.
-    for (const part of insertChunks(rows, 7)) {
-      writes.push(
-        db
-          .insert(itemParams)
-          .values(part)
-          .onConflictDoUpdate({ target: [itemParams.graphId, itemParams.module], set: REPLACE_ITEM }),
-      );
-    }
+    // Multi-row upserts (each module once: `modules` is a set), not one statement per module.
+    writes.push(...refinedItemWrites(graphUuid, refined, nowMs));
   }
   const deltas = fresh.flatMap((m) => (m.population ? [{ graphUuid: m.graphUuid, delta: m.population }] : []));
-  writes.push(...populationWrites(db, deltas, nowMs));
-  const marks = insertChunks(fresh, 2).map((part) => db.insert(appliedModelUpdates).values(part.map((m) => ({ messageId: m.id, appliedAt: nowMs }))));
+  writes.push(...populationWrites(deltas, nowMs));
+  const marks = appliedMarkWrites(
+    fresh.map((m) => m.id),
+    nowMs,
+  );
   // One transaction: a concurrent consumer applying the same message fails on the primary key and retries;
   // a message of an erased registration fails it on the fence (./erasure/fence.ts).
-  const fence = await fenceOf(
-    db,
-    fresh.map((m) => registrationOfMessageId(m.id)),
-  );
-  await db.batch([...fence, ...marks, ...writes] as unknown as [(typeof marks)[number], ...(typeof marks)[number][]]);
+  const fence = await fenceStatement(fresh.map((m) => registrationOfMessageId(m.id)));
+  await runBatch(db.$client, [fence, ...marks, ...writes]);
   return fresh.length;
 }

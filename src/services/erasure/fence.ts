@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { inList } from "../../db/bound-list";
 import type { Db } from "../../db/client";
+import type { RawStatement } from "../../db/raw-statements";
 import { erasedRegistrations } from "../../db/schema";
 import { sha256Hex } from "../../lib/digest";
 
@@ -21,12 +22,18 @@ export const registrationDigest = (registrationId: string): Promise<string> => s
  * function returning it bare would run it).
  */
 export async function fenceOf(db: Db, registrationIds: Iterable<string>) {
+  return [db.run(sql.raw((await fenceStatement(registrationIds)).sql))] as const;
+}
+
+/** The same statement for a batch of raw statements (src/db/raw-statements.ts). */
+export async function fenceStatement(registrationIds: Iterable<string>): Promise<RawStatement> {
   const digests = await Promise.all([...new Set(registrationIds)].map(registrationDigest));
   // Inlined, not bound: drizzle's D1 batch cannot bind parameters of a raw statement. Digests are hex.
   const list = digests.map((d) => `'${d.replace(/[^0-9a-f]/g, "")}'`).join(", ");
-  return [
-    db.run(sql.raw(`INSERT INTO erasure_fence (refused) SELECT NULL WHERE EXISTS (SELECT 1 FROM erased_registrations WHERE digest IN (${list}))`)),
-  ] as const;
+  return {
+    sql: `INSERT INTO erasure_fence (refused) SELECT NULL WHERE EXISTS (SELECT 1 FROM erased_registrations WHERE digest IN (${list}))`,
+    params: [],
+  };
 }
 
 /** Whether a D1 batch failed on the fence (a registration it wrote about is erased). */
