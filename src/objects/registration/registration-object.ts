@@ -262,9 +262,11 @@ export class RegistrationObject extends DurableObject<Env> {
     const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
-    if (sent === "failed" || published === "failed") await this.#alarm.set(Date.now() + OUTBOX_RETRY_MS);
-    else if (sent === "more") await this.#alarm.set(Date.now());
-    else if (this.#modelUpdatesPending()) await this.#alarm.set(Math.max(Date.now(), this.#population.dueAt()));
+    // An event stored during the sends armed the alarm for its projection: an earlier time is kept
+    // (not replaced by the contribution's, up to 20 s later), and is not written again.
+    if (sent === "failed" || published === "failed") await this.#alarm.noLaterThan(Date.now() + OUTBOX_RETRY_MS);
+    else if (sent === "more") await this.#alarm.noLaterThan(Date.now());
+    else if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
   }
 
   /** Changed evidence not yet contributed, or graded answers not yet released to the model-updates queue. */
