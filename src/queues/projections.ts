@@ -1,9 +1,9 @@
-import { and, eq, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
+import { sql } from "drizzle-orm";
 import { type AccountGraphProjection, applyProjectionMessage, type ProjectionMessage, parseProjectionMessage } from "../analytics";
 import type { Db } from "../db/client";
+import { type RawStatement, runBatch } from "../db/raw-statements";
 import { accountProjections } from "../db/schema";
-import { erasedAmong, fenceOf, isFenceRefusal } from "../services/erasure/fence";
+import { erasedAmong, fenceStatement, isFenceRefusal } from "../services/erasure/fence";
 
 /**
  * Consumer of the projections queue: merges each registration's projection messages into one D1 row
@@ -47,27 +47,13 @@ export async function consumeProjections(batch: MessageBatch<unknown>, db: Db, n
     const before = current.get(key);
     let merged: AccountGraphProjection | undefined = before?.body;
     for (const m of row.messages) merged = applyProjectionMessage(merged, m.body);
-    const body = merged as AccountGraphProjection;
-    if (!before) {
-      return db
-        .insert(accountProjections)
-        .values({ accountId: row.accountId, graphId: row.graphId, body, revision: 1, updatedAt: nowMs })
-        .onConflictDoNothing()
-        .returning({ accountId: accountProjections.accountId });
-    }
-    return db
-      .update(accountProjections)
-      .set({ body, revision: before.revision + 1, updatedAt: nowMs })
-      .where(
-        and(eq(accountProjections.graphId, row.graphId), eq(accountProjections.accountId, row.accountId), eq(accountProjections.revision, before.revision)),
-      )
-      .returning({ accountId: accountProjections.accountId });
+    return projectionWrite(row, merged as AccountGraphProjection, before?.revision, nowMs);
   });
   const registrations = rows.flatMap(([, row]) => row.messages.map((m) => m.body.registrationId));
-  let results: unknown[];
+  let results: D1Result[];
   try {
     // The fence first: a message of an erased registration fails the whole batch (src/services/erasure/fence.ts).
-    results = (await db.batch([...(await fenceOf(db, registrations)), ...writes] as unknown as [BatchItem<"sqlite">])).slice(1);
+    results = (await runBatch(db.$client, [await fenceStatement(registrations), ...writes])).slice(1);
   } catch (error) {
     if (!isFenceRefusal(error)) throw error;
     // Drop the erased registrations' messages (docs/privacy.md); the others are applied on their next delivery.
@@ -76,10 +62,34 @@ export async function consumeProjections(batch: MessageBatch<unknown>, db: Db, n
     return;
   }
   rows.forEach(([, row], i) => {
-    const written = (results[i] as unknown[]).length > 0;
+    const written = (results[i]?.results.length ?? 0) > 0;
     for (const m of row.messages) {
       if (written) m.message.ack();
       else m.message.retry();
     }
   });
+}
+
+/**
+ * The write of one (account, graph) row: an insert when none was read (a concurrent first insert
+ * wins, and this one writes nothing), else a compare-and-set on the revision read. Each returns the
+ * row's account id when it wrote. Raw statements (src/db/raw-statements.ts): the text drizzle wrote.
+ */
+export function projectionWrite(
+  row: { accountId: string; graphId: string },
+  body: AccountGraphProjection,
+  readRevision: number | undefined,
+  nowMs: number,
+): RawStatement {
+  const json = JSON.stringify(body);
+  if (readRevision === undefined) {
+    return {
+      sql: 'insert into "account_projections" ("account_id", "graph_id", "body", "revision", "updated_at") values (?, ?, ?, ?, ?) on conflict do nothing returning "account_id"',
+      params: [row.accountId, row.graphId, json, 1, nowMs],
+    };
+  }
+  return {
+    sql: 'update "account_projections" set "body" = ?, "revision" = ?, "updated_at" = ? where ("account_projections"."graph_id" = ? and "account_projections"."account_id" = ? and "account_projections"."revision" = ?) returning "account_id"',
+    params: [json, readRevision + 1, nowMs, row.graphId, row.accountId, readRevision],
+  };
 }
