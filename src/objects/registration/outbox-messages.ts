@@ -111,15 +111,21 @@ const SHARE_OVERHEAD = 25;
 const populationBody = (graphUuid: string, part: StatisticsDelta) =>
   JSON.stringify({ graphUuid, observations: [], population: part } satisfies Omit<ModelUpdateMessage, "id">);
 
-/** Each objective of the delta (its counts first, then those only its items name) with its counts and its items' counts. */
-function byObjective(delta: StatisticsDelta): Map<string, { objective: StatisticsDelta["objectives"][string] | undefined; items: StatisticsDelta["items"] }> {
+/** An objective's part of a delta: its counts (if any) and its items' counts. */
+interface Share {
+  objective: StatisticsDelta["objectives"][string] | undefined;
+  items: StatisticsDelta["items"];
+}
+
+/** Each objective of the delta (those with counts first, then those only its items name) with its share. */
+function byObjective(delta: StatisticsDelta): Map<string, Share> {
   const itemsOf = new Map<string, StatisticsDelta["items"]>();
   for (const [item, c] of Object.entries(delta.items)) {
     const group = itemsOf.get(c.objective) ?? {};
     group[item] = c;
     itemsOf.set(c.objective, group);
   }
-  const groups = new Map<string, { objective: StatisticsDelta["objectives"][string] | undefined; items: StatisticsDelta["items"] }>();
+  const groups = new Map<string, Share>();
   for (const objective of new Set([...Object.keys(delta.objectives), ...itemsOf.keys()])) {
     groups.set(objective, { objective: delta.objectives[objective], items: itemsOf.get(objective) ?? {} });
   }
