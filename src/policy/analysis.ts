@@ -4,7 +4,7 @@
  * population's rates (src/tracing/reading.ts), the scope's beliefs (src/tracing/beliefs.ts), and the
  * goal's criteria on them (docs/recommendation.md).
  */
-import { type ScopeBeliefs, scopeBeliefs } from "../tracing/beliefs";
+import { objectiveMasses, type ScopeBeliefs, scopeBeliefs } from "../tracing/beliefs";
 import type { ObjectiveEvidence } from "../tracing/evidence";
 import type { PopulationRates } from "../tracing/rates";
 import { LearnerReading } from "../tracing/reading";
@@ -155,14 +155,29 @@ export class GoalAnalysis {
   /**
    * The objective the learner is stuck on, if any: the first needed one the learner cannot learn now
    * with probability past stuckLevel (blocked on it, or a prerequisite missing) although every one
-   * of its prerequisites is settled, so no remediation is left to try.
+   * of its prerequisites is settled, so no remediation is left to try; and that still holds with the
+   * learner as slow as the rest of its evidence plausibly allows (its speed in the slowest
+   * stuckSlowTail of its posterior), so that failures a slow learner would also show do not flag it.
    */
   stuckObjective(): number | undefined {
     if (this.complete()) return undefined;
     return this.neededNow().find(
       (k) =>
-        1 - this.known(k) - this.beliefs.learnable[k]! >= POLICY.stuckLevel && (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel),
+        this.cannotLearn(k) >= POLICY.stuckLevel &&
+        (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel) &&
+        this.cannotLearnIfSlow(k) >= POLICY.stuckLevel,
     );
+  }
+
+  /** P(the learner cannot learn k now): blocked on it, or a prerequisite missing. */
+  cannotLearn(k: number): number {
+    return 1 - this.known(k) - this.beliefs.learnable[k]!;
+  }
+
+  /** cannotLearn(k) with k's own evidence read at the slow end of the learner's speed (the rest of the scope's beliefs as they are). */
+  cannotLearnIfSlow(k: number): number {
+    const m = objectiveMasses(this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail), this.beliefs.fromBelow[k]!, this.beliefs.fromAbove[k]!);
+    return 1 - m.known - m.learnable;
   }
 
   /** Has the learner answered anything in scope? */
