@@ -174,10 +174,27 @@ export class GoalAnalysis {
     return 1 - this.known(k) - this.beliefs.learnable[k]!;
   }
 
-  /** cannotLearn(k) with k's own evidence read at the slow end of the learner's speed (the rest of the scope's beliefs as they are). */
+  /**
+   * cannotLearn(k) as the stuck flag reads it: k's own evidence at the slow end of the learner's speed
+   * (stuckSlowTail), and each prerequisite doubted only as far as both the rest of the scope and its
+   * own answers doubt it (stuckPrereqOwnEvidence; a prerequisite without an answer of its own is
+   * not doubted).
+   */
   cannotLearnIfSlow(k: number): number {
-    const m = objectiveMasses(this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail), this.beliefs.fromBelow[k]!, this.beliefs.fromAbove[k]!);
+    const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);
+    const ps = this.goal.prereqs[k] ?? [];
+    const below = POLICY.stuckPrereqOwnEvidence
+      ? ps.reduce((all, p, i) => all * Math.max(this.beliefs.prereqKnown[k]![i]!, this.knownByOwnAnswers(p)), 1)
+      : this.beliefs.fromBelow[k]!;
+    const m = objectiveMasses(f, below, this.beliefs.fromAbove[k]!);
     return 1 - m.known - m.learnable;
+  }
+
+  /** P(the learner knows p) by p's own answers alone (its prerequisites taken as known); 1 without an answer (no doubt of its own). */
+  knownByOwnAnswers(p: number): number {
+    if (this.answers(p) === 0) return 1;
+    const f = this.reading.factor(this.label(p));
+    return f.known / (f.known + f.unknown + f.blocked);
   }
 
   /** Has the learner answered anything in scope? */
