@@ -184,7 +184,7 @@ export class GoalAnalysis {
     const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);
     const ps = this.goal.prereqs[k] ?? [];
     const below = POLICY.stuckPrereqOwnEvidence
-      ? ps.reduce((all, p, i) => all * Math.max(this.beliefs.prereqKnown[k]![i]!, this.knownByOwnAnswers(p)), 1)
+      ? ps.reduce((all, p, i) => all * Math.max(this.beliefs.prereqKnown[k]![i]!, this.ownAnswersSay(p)), 1)
       : this.beliefs.fromBelow[k]!;
     const m = objectiveMasses(f, below, this.beliefs.fromAbove[k]!);
     return 1 - m.known - m.learnable;
@@ -195,6 +195,13 @@ export class GoalAnalysis {
     if (this.answers(p) === 0) return 1;
     const f = this.reading.factor(this.label(p));
     return f.known / (f.known + f.unknown + f.blocked);
+  }
+
+  /** v2 soft: P(known) by p's own answers; v2 hard: 1 when p's own answers settle it (≥ moveOnLevel), else 0 (the scope's doubt stands). */
+  ownAnswersSay(p: number): number {
+    const own = this.knownByOwnAnswers(p);
+    if (POLICY.stuckPrereqOwnEvidence === "hard") return own >= POLICY.moveOnLevel ? 1 : 0;
+    return own;
   }
 
   /** Has the learner answered anything in scope? */

@@ -36,7 +36,7 @@ export const POLICY = {
    */
   stuckSlowTail: 1,
   /** experiment: the stuck flag's "prerequisite missing" mass only as far as the prerequisites' own answers doubt them */
-  stuckPrereqOwnEvidence: true,
+  stuckPrereqOwnEvidence: "hard" as false | "soft" | "hard",
   /** Target success probability of a practice item (focused practice: "useful difficulty"). */
   practiceSuccess: 0.65,
   /** Items remembered as recently answered (never recommended first again while remembered). */
