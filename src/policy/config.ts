@@ -34,7 +34,7 @@ export const POLICY = {
    * learner slower than that is one the rest of its evidence makes unlikely, so a flag that needs it
    * slower is a flag on evidence, not on an optimistic reading of its speed.
    */
-  stuckSlowTail: 1,
+  stuckSlowTail: 0.1,
   /** experiment: the stuck flag's "prerequisite missing" mass only as far as the prerequisites' own answers doubt them */
   stuckPrereqOwnEvidence: "hard" as false | "soft" | "hard",
   /** Target success probability of a practice item (focused practice: "useful difficulty"). */
