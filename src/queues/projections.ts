@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type AccountGraphProjection, applyProjectionMessage, type ProjectionMessage, parseProjectionMessage } from "../analytics";
 import type { Db } from "../db/client";
-import { type RawStatement, runBatch } from "../db/raw-statements";
+import { multiRowInsert, type RawStatement, runBatch } from "../db/raw-statements";
 import { accountProjections } from "../db/schema";
 import { erasedAmong, fenceStatement, isFenceRefusal } from "../services/erasure/fence";
 
@@ -70,6 +70,13 @@ export async function consumeProjections(batch: MessageBatch<unknown>, db: Db, n
   });
 }
 
+/** A row's first insert; a concurrent first insert wins and this one writes nothing (no row returned). */
+const FIRST_INSERT = multiRowInsert(
+  "account_projections",
+  ["account_id", "graph_id", "body", "revision", "updated_at"],
+  ' on conflict do nothing returning "account_id"',
+)(1);
+
 /**
  * The write of one (account, graph) row: an insert when none was read (a concurrent first insert
  * wins, and this one writes nothing), else a compare-and-set on the revision read. Each returns the
@@ -84,7 +91,7 @@ export function projectionWrite(
   const json = JSON.stringify(body);
   if (readRevision === undefined) {
     return {
-      sql: 'insert into "account_projections" ("account_id", "graph_id", "body", "revision", "updated_at") values (?, ?, ?, ?, ?) on conflict do nothing returning "account_id"',
+      sql: FIRST_INSERT,
       params: [row.accountId, row.graphId, json, 1, nowMs],
     };
   }
