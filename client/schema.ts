@@ -522,7 +522,7 @@ export interface paths {
         };
         /**
          * Get a scoped goal
-         * @description One goal with its defaults filled; `?include_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).
+         * @description One goal with its defaults filled; `?resolved_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).
          *
          *     **Callers:** the partner admin; an instructor of the learning instance.
          */

@@ -62,7 +62,7 @@ const getRoute = apiRoute({
   operationId: "getScopedGoal",
   summary: "Get a scoped goal",
   description:
-    "One goal with its defaults filled; `?include_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).",
+    "One goal with its defaults filled; `?resolved_scope=true` adds the resolved scope (the objectives and modules it covers in the graph's latest version).",
   request: {
     params: goalParams,
     query: z.object({

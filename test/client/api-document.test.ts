@@ -117,3 +117,19 @@ it("every pattern in the served document is a portable regular expression", asyn
     expect(() => new RegExp(p), p).not.toThrow();
   }
 });
+
+/** A description that tells a partner to add `?name=` names a query parameter the operation takes (a wrong name is silently ignored). */
+it("every query parameter a description names is one the operation takes", async () => {
+  const doc = (await (await SELF.fetch("https://pathwise.test/v0/openapi.json")).json()) as any;
+  let named = 0;
+  for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+    for (const [method, op] of Object.entries(item as Record<string, any>)) {
+      const query = new Set(((op.parameters ?? []) as { name: string; in: string }[]).filter((p) => p.in === "query").map((p) => p.name));
+      for (const [, name] of `${op.summary} ${op.description}`.matchAll(/\?([a-z_]+)=/g)) {
+        expect(query.has(name as string), `${method.toUpperCase()} ${path} names ?${name}=`).toBe(true);
+        named++;
+      }
+    }
+  }
+  expect(named).toBeGreaterThanOrEqual(1);
+});
