@@ -19,6 +19,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { sparePort } from "../scripts/lib/local-service";
 import { tokenFor } from "../scripts/lib/seed-demo";
 import { signAccessToken, verifyAccessToken } from "../src/auth/access-token";
 import { shardIndex } from "../src/rate-limits/token-shards";
@@ -134,7 +135,9 @@ async function main() {
     log("building the deploy bundle and the reference Workers...");
     const appRoot = values["app-root"] ? resolve(values["app-root"]) : undefined;
     const bundles = await buildAll(join(dir, "build"), appRoot);
-    server = await startServer(bundles, join(dir, "state"), { inspectorPort: values.profile ? 9329 : undefined, appRoot });
+    // A spare port, not a fixed one: two profiled runs side by side would otherwise profile one workerd.
+    const inspectorPort = values.profile ? await sparePort() : undefined;
+    server = await startServer(bundles, join(dir, "state"), { inspectorPort, appRoot });
     const pids = server.pids;
     if (pids.length === 0) throw new Error("no workerd process found under this process");
     log(`workerd pids ${pids.join(", ")}; seeding [${elapsed()}]`);
@@ -254,7 +257,7 @@ async function main() {
         seriesScenarios.push({ key: `score-${n}`, label: `predicted score, ${n} accounts`, traffic: () => S.predictedScore(w, sample, n, 20) });
     }
     if (values.profile) {
-      const profiler = await openProfiler(9329, "pathwise");
+      const profiler = await openProfiler(inspectorPort as number, "pathwise");
       for (const key of values.profile.split(",")) {
         const s = [...main, ...oneToken, ...seriesScenarios].find((m) => m.key === key);
         if (!s) throw new Error(`--profile: no scenario ${key}`);
