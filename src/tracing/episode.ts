@@ -160,6 +160,63 @@ export function forward(e: ObjectiveEvidence, r: EpisodeRates): EpisodeEnd {
   return { known: k, partial: p, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
 }
 
+/**
+ * `forward` at each of `speeds` (r's speed replaced by each), the same numbers bit for bit, with
+ * what does not depend on the speed (each step's emissions, the guessing and knowing likelihoods)
+ * computed once: the learner's speed posterior reads every objective at every grid speed.
+ */
+export function forwardAtSpeeds(e: ObjectiveEvidence, r: EpisodeRates, speeds: readonly number[]): EpisodeEnd[] {
+  const steps = e.steps;
+  const eKs = new Float64Array(steps.length);
+  const ePs = new Float64Array(steps.length);
+  const eUs = new Float64Array(steps.length);
+  // (the folded answers' likelihoods, prefix's logU and logK, do not depend on the speed either)
+  const folded = prefix(e, r);
+  let logGuessing = folded.logU;
+  let logKnowing = folded.logK;
+  for (let j = 0; j < steps.length; j++) {
+    const [eK, eP, eU] = emission(steps[j]!, e, r);
+    eKs[j] = eK;
+    ePs[j] = eP;
+    eUs[j] = eU;
+    logGuessing += Math.log(eU);
+    logKnowing += Math.log(eK);
+  }
+  const phi = r.objective.gradual;
+  return speeds.map((speed) => {
+    const start = prefix(e, { ...r, speed });
+    let k = start.k;
+    let p = start.p;
+    let u = start.u;
+    let n = start.n;
+    let logScale = 0;
+    const learn = effectiveRate(r.objective.learn, speed);
+    const teach = effectiveRate(r.objective.teach, speed);
+    for (let j = 0; j < steps.length; j++) {
+      const eK = eKs[j]!;
+      const eP = ePs[j]!;
+      const eU = eUs[j]!;
+      const t = stepOutcome(steps[j]!) === TAUGHT ? teach : learn;
+      const fk = k * eK;
+      const fp = p * eP;
+      const fu = u * eU;
+      k = fk + t * fp + t * (1 - phi) * fu;
+      p = (1 - t) * fp + t * phi * fu;
+      u = (1 - t) * fu;
+      n = n * eU;
+      const z = k + p + u + n;
+      if (z > 0) {
+        k /= z;
+        p /= z;
+        u /= z;
+        n /= z;
+        logScale += Math.log(z);
+      }
+    }
+    return { known: k, partial: p, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
+  });
+}
+
 /** log P(evidence) under the rates (all three states summed). */
 export function logEvidence(end: EpisodeEnd): number {
   return Math.log(end.known + end.partial + end.unknown + end.blocked) + end.logScale;

@@ -5,7 +5,7 @@
  * Computed once per request; everything in it is lazy and memoized.
  */
 import type { LocalFactor } from "./beliefs";
-import { type EpisodeRates, forward, smooth } from "./episode";
+import { type EpisodeRates, forward, forwardAtSpeeds, smooth } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
@@ -28,7 +28,7 @@ export class LearnerReading {
   ) {}
 
   get speed(): SpeedPosterior {
-    this.#speed ??= speedPosterior(this.evidence, (k, s) => this.rates(k, s), this.population.speedSpread);
+    this.#speed ??= speedPosterior(this.evidence, (k, e) => forwardAtSpeeds(e, this.rates(k, 1), SPEEDS), this.population.speedSpread);
     return this.#speed;
   }
 

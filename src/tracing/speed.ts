@@ -5,7 +5,7 @@
  * needed many opportunities elsewhere is slow, so many failures on one more objective are less
  * surprising: that is what keeps a slow learner from being called stuck.
  */
-import { type EpisodeEnd, type EpisodeRates, forward, logEvidence } from "./episode";
+import { type EpisodeEnd, logEvidence } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
 
 /** Speed multipliers considered (×/÷ 2.8 around the population's typical learner). */
@@ -26,14 +26,15 @@ export interface SpeedPosterior {
 
 export function speedPosterior(
   evidence: Readonly<Record<string, ObjectiveEvidence>>,
-  ratesFor: (objective: string, speed: number) => EpisodeRates,
+  /** the objective's episode end under each grid speed (SPEEDS) */
+  endsOf: (objective: string, e: ObjectiveEvidence) => EpisodeEnd[],
   spread: number,
 ): SpeedPosterior {
   const total = LOG_SPEEDS.map((l) => -(l * l) / (2 * spread * spread));
   const ends = new Map<string, EpisodeEnd[]>();
   for (const [objective, e] of Object.entries(evidence)) {
     if (!e.steps.length && !e.foldedAnswers) continue;
-    const perSpeed = SPEEDS.map((s) => forward(e, ratesFor(objective, s)));
+    const perSpeed = endsOf(objective, e);
     ends.set(objective, perSpeed);
     for (let i = 0; i < perSpeed.length; i++) total[i] = total[i]! + logEvidence(perSpeed[i]!);
   }
