@@ -21,10 +21,15 @@ const CONTRIBUTE_EARLY_MS = 4_000;
  * The registration's share of its graph's population statistics (src/tracing/contribute.ts): whether
  * its evidence changed since it last contributed (which objectives, for the record), and what it contributed before (so it
  * sends differences and its latest reading replaces the previous one). Bookkeeping beside the
- * replayable state, in the object's key-value storage.
+ * replayable state, in the object's key-value storage; what was contributed is also kept in memory
+ * once committed (read once per instance, as the model state is: model-state-store.ts).
  */
 export class PopulationShare {
   readonly #kv: SyncKvStorage;
+  /** the stored contributions as committed (undefined: read them from storage) */
+  #kept: Contributions | undefined;
+  /** the contributions written by the transaction in progress, kept once it commits (`committed`) */
+  #written: Contributions | undefined;
 
   constructor(kv: SyncKvStorage) {
     this.#kv = kv;
@@ -56,17 +61,26 @@ export class PopulationShare {
    * Re-reads every objective the learner worked on under the current rates (not only the changed
    * ones: a reading under older rates is an older E-step, and EM converges only if it is redone) and
    * returns the delta to send; records the new contributions (inside the caller's transaction, with
-   * the outbox write).
+   * the outbox write; call `committed` after the commit).
    */
   contribute(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta {
     const changed = Object.keys(tutor.obj);
-    const contributions = this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+    const contributions = this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+    // Changed below: until the transaction commits, the stored ones are read again if asked.
+    this.#kept = undefined;
     const delta = emptyDelta();
     contribute(tutor.obj, changed, population, prerequisites, contributions, delta);
     this.#kv.put("population_contributions", contributions);
+    this.#written = contributions;
     this.#kv.delete("population_dirty");
     this.#kv.put("population_contributed_at", nowMs);
     return delta;
+  }
+
+  /** After the commit of a transaction that contributed: its contributions are the kept ones (a failed one leaves them to be read again). */
+  committed(): void {
+    this.#kept = this.#written;
+    this.#written = undefined;
   }
 }
 
