@@ -11,6 +11,7 @@ import type { ItemObservation, ProjectionMessage } from "../../queues/messages";
 import { unknownGoals } from "../../reads/live-goals";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
+import { comparedBefore } from "./compared-before";
 import { D1Reads } from "./d1-reads";
 import { ErasedFlag } from "./erased-flag";
 import { ERASED, type ErasedCounts, RegistrationErased } from "./erasure";
@@ -118,22 +119,24 @@ export class RegistrationObject extends DurableObject<Env> {
               }
             : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
-    let next: ModelState | undefined;
-    this.ctx.storage.transactionSync(() => {
-      if (outcome.ok) {
-        next = this.#append(request, resolved.accepted, graph, items);
-        this.#statements.record(
-          resolved.accepted.map((r) => r.input),
-          request.nowMs,
-        );
-      }
-      if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
-    });
-    // Only after the commit: a failed transaction leaves the cached state as it was.
-    if (next) {
-      this.#model.adopt(next);
-      await this.#armOutbox(PROJECTION_DELAY_MS);
+    try {
+      this.ctx.storage.transactionSync(() => {
+        if (outcome.ok) {
+          this.#append(request, resolved.accepted, graph, items);
+          this.#statements.record(
+            resolved.accepted.map((r) => r.input),
+            request.nowMs,
+          );
+        }
+        if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
+      });
+    } catch (error) {
+      // The events were applied to the cached state in place: a failed transaction leaves the
+      // stored state, rolled back, to be read again.
+      this.#model.discard();
+      throw error;
     }
+    if (outcome.ok) await this.#armOutbox(PROJECTION_DELAY_MS);
     return outcome;
   }
 
@@ -180,7 +183,6 @@ export class RegistrationObject extends DurableObject<Env> {
   /** One metrics row (docs/analytics.md "Metrics rows"): a value per column, from this registration's state. */
   async metricsRow(request: MetricsRequest): Promise<MetricValue[]> {
     await this.#ensureStateMatchesParams();
-    const state = this.#model.current();
     if (request.metric === "active-time") {
       const { firstDay, lastDay, utcOffsetMinutes } = request;
       // Days older than the summary's retention are answered from the log (rare).
@@ -196,6 +198,8 @@ export class RegistrationObject extends DurableObject<Env> {
     const graph = await this.#reads.graph(request.graph.uuid, request.graph.version);
     const ctx = metricContext(graph, await this.#reads.items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
+    // The state as it is now, after the awaits (events update it in place).
+    const state = this.#model.current();
     if (request.metric === "proficiency") return proficiencyValues(state, prepared, request.objectiveIds, ctx);
     return expectedScoreValues(state, prepared, ctx);
   }
@@ -291,8 +295,11 @@ export class RegistrationObject extends DurableObject<Env> {
     });
   }
 
-  /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
-  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): ModelState {
+  /**
+   * Writes the events, the focus and the updated model state (inside the caller's transaction). The
+   * events are applied to the cached state in place (the caller discards it if the transaction fails).
+   */
+  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): void {
     const { kv } = this.ctx.storage;
     // Constants of the registration: written once, not on every post. A registration whose state
     // predates them (or is new) publishes a full snapshot of its beliefs, then deltas.
@@ -308,8 +315,8 @@ export class RegistrationObject extends DurableObject<Env> {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
     }
-    const before = this.#model.current();
-    const state = structuredClone(before);
+    const state = this.#model.current();
+    const before = comparedBefore(state);
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
     const interactions: ActivityEvent[] = [];
@@ -337,9 +344,8 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#outbox.holdObservations(observations);
     if (interactions.length) {
       this.#analytics.record(observations, interactions, () => this.#log.interactions());
-      this.#projection.mark(firstPublish ? "all" : changedObjectives(before.learner, state.learner));
+      this.#projection.mark(firstPublish ? "all" : changedObjectives(before.beliefs, state.learner));
     }
-    return state;
   }
 
   /**
