@@ -263,14 +263,16 @@ export class RegistrationObject extends DurableObject<Env> {
     if (this.#erased.get()) return;
     this.#outbox.deleteSent();
     if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
-    const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
+    const publication = this.#projection.pending() ? await this.#takeProjection() : undefined;
+    // Evidence left for a later contribution re-arms the alarm now, with this run's writes: they and
+    // the alarm are then one storage commit before the sends, not two (docs/performance.md, eighth
+    // pass). An event stored during the sends arms it for its own projection, earlier if need be.
+    if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
+    const published = publication ? await this.#sendProjection(publication) : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
-    // An event stored during the sends armed the alarm for its projection: an earlier time is kept
-    // (not replaced by the contribution's, up to 20 s later), and is not written again.
     if (sent === "failed" || published === "failed") await this.#alarm.noLaterThan(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.noLaterThan(Date.now());
-    else if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
   }
 
   /** Changed evidence not yet contributed, or graded answers not yet released to the model-updates queue. */
@@ -372,8 +374,8 @@ export class RegistrationObject extends DurableObject<Env> {
     if (publisherIdentity(this.ctx.storage.kv).accountId) this.#projection.mark("all");
   }
 
-  /** The beliefs changed since the last publication, as they are now, sent to the projections queue: one message for all the events since (./pending-projection.ts). */
-  async #publishProjection(): Promise<SendResult> {
+  /** The beliefs changed since the last publication, as they are now: one projection for all the events since (./pending-projection.ts), recorded as being sent. */
+  async #takeProjection(): Promise<ProjectionMessage[]> {
     await this.#ensureStateMatchesParams();
     const identity = publisherIdentity(this.ctx.storage.kv);
     let messages: ProjectionMessage[] = [];
@@ -383,6 +385,11 @@ export class RegistrationObject extends DurableObject<Env> {
       const objectives = pending === "all" ? undefined : pending;
       messages = this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives);
     });
+    return messages;
+  }
+
+  /** Sends a publication to the projections queue; one that did not reach it is published again with the next. */
+  async #sendProjection(messages: ProjectionMessage[]): Promise<SendResult> {
     const sent = messages.length ? await sendProjections(this.env.PROJECTIONS, messages) : "empty";
     if (sent === "empty") this.#projection.sent();
     return sent;
