@@ -140,10 +140,13 @@ export class RegistrationObject extends DurableObject<Env> {
     return outcome;
   }
 
-  /** The learner state, rebuilt from the log first if it was computed under other model parameters. */
+  /**
+   * The learner state, rebuilt from the log first if it was computed under other model parameters:
+   * a copy, as an RPC caller gets it (events update the object's own in place).
+   */
   async learnerState(): Promise<LearnerState> {
     await this.#ensureStateMatchesParams();
-    return this.#model.current().learner;
+    return structuredClone(this.#model.current().learner);
   }
 
   /**
