@@ -2,7 +2,7 @@ import type { IpGate } from "./objects/ip-gate";
 import type { PartnerGate } from "./objects/partner-gate";
 import type { RegistrationObject } from "./objects/registration/registration-object";
 import type { TokenGate } from "./objects/token-gate";
-import type { ErasureMessage, ModelUpdateMessage, ProjectionMessage } from "./queues/messages";
+import type { ErasureMessage, ModelUpdateBody, ProjectionMessage } from "./queues/messages";
 
 /** Bindings and variables of the Worker (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
@@ -13,7 +13,7 @@ export interface Env {
   PARTNER_GATE: DurableObjectNamespace<PartnerGate>;
   IP_GATE: DurableObjectNamespace<IpGate>;
   /** graded answers for online item refinement (src/queues/model-updates.ts) */
-  MODEL_UPDATES: Queue<ModelUpdateMessage>;
+  MODEL_UPDATES: Queue<ModelUpdateBody>;
   /** registrations' learner-state projections, merged per (account, graph) for predicted scores (src/queues/projections.ts) */
   PROJECTIONS: Queue<ProjectionMessage>;
   /** erasure jobs: each message advances one erasure (src/queues/erasures.ts, docs/privacy.md) */

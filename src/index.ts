@@ -5,7 +5,7 @@ import { openDb } from "./db/client";
 import type { Env } from "./env";
 import { DEAD_LETTER_SUFFIX, QUEUE_PREFIX, recordDeadLetters, replayDeadLetters } from "./queues/dead-letters";
 import { consumeErasures, resumeStalledErasures } from "./queues/erasures";
-import type { ErasureMessage, ModelUpdateMessage } from "./queues/messages";
+import type { ErasureMessage, ModelUpdateBody } from "./queues/messages";
 import { consumeModelUpdates } from "./queues/model-updates";
 import { consumeProjections } from "./queues/projections";
 import { runRetention } from "./queues/retention";
@@ -29,7 +29,7 @@ export default {
     // Dead-letter queues first: their names start with their main queue's.
     if (batch.queue.endsWith(DEAD_LETTER_SUFFIX)) await recordDeadLetters(batch, db);
     else if (batch.queue.startsWith(QUEUE_PREFIX.projections)) await consumeProjections(batch, db);
-    else if (batch.queue.startsWith(QUEUE_PREFIX.modelUpdates)) await consumeModelUpdates(batch as MessageBatch<ModelUpdateMessage>, env);
+    else if (batch.queue.startsWith(QUEUE_PREFIX.modelUpdates)) await consumeModelUpdates(batch as MessageBatch<ModelUpdateBody>, env);
     else if (batch.queue.startsWith(QUEUE_PREFIX.erasures)) await consumeErasures(batch as MessageBatch<ErasureMessage>, env, db);
     else batch.retryAll();
   },

@@ -20,10 +20,13 @@ export async function recordDeadLetters(batch: MessageBatch<unknown>, db: Db, no
   for (const m of batch.messages) {
     console.error(JSON.stringify({ dead_letter: m.id, queue, attempts: m.attempts }));
   }
-  const rows = batch.messages.map((m) => ({
-    row: { id: m.id, queue, body: JSON.stringify(m.body), attempts: m.attempts, receivedAt: nowMs, replayRequestedAt: null },
-    registration: registrationOfMessage(m.body),
-  }));
+  const rows = batch.messages.map((m) => {
+    const body = carried(m.body);
+    return {
+      row: { id: m.id, queue, body: JSON.stringify(body), attempts: m.attempts, receivedAt: nowMs, replayRequestedAt: null },
+      registration: registrationOfMessage(body),
+    };
+  });
   for (let i = 0; i < rows.length; i += 10) {
     const chunk = rows.slice(i, i + 10);
     try {
@@ -40,6 +43,16 @@ export async function recordDeadLetters(batch: MessageBatch<unknown>, db: Db, no
     }
   }
   batch.ackAll();
+}
+
+/** What a message carries: a text body is a message's JSON (the outbox's model updates, src/queues/messages.ts), recorded as the object. */
+function carried(body: unknown): unknown {
+  if (typeof body !== "string") return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
 }
 
 /** Inserts the dead letters behind the erasure fence (src/services/erasure/fence.ts). */

@@ -28,6 +28,14 @@ export interface ModelUpdateMessage {
   population?: StatisticsDelta;
 }
 
+/**
+ * A model-update message as it travels: the outbox sends its JSON as text (it keeps the messages as
+ * JSON, so this spares parsing them again and the queue's serialization of the object; the consumer
+ * parses the text once, docs/performance.md, eighth pass). Other producers (a dead letter's replay,
+ * tests) send the object: the consumer takes both.
+ */
+export type ModelUpdateBody = ModelUpdateMessage | string;
+
 /** A message of the erasure queue: advance this erasure (src/queues/erasures.ts). */
 export interface ErasureMessage {
   erasure_id: string;

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { SERVICE_PARAMS } from "../model/service-params";
 import { isFenceRefusal } from "../services/erasure/fence";
 import { applyModelUpdates } from "../services/item-params";
-import type { ModelUpdateMessage } from "./messages";
+import type { ModelUpdateBody, ModelUpdateMessage } from "./messages";
 
 /**
  * Consumer of the model-updates queue: graded answers from every registration refine the item
@@ -15,13 +15,13 @@ import type { ModelUpdateMessage } from "./messages";
  * then moved to the dead-letter queue (recorded in D1 by src/queues/dead-letters.ts), so one poison
  * message never holds back or dead-letters the good messages of its batch. Nothing is applied twice in either path (the message-id marks).
  */
-export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage>, env: Env): Promise<void> {
+export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateBody>, env: Env): Promise<void> {
   const db = openDb(env.DB);
   try {
     await applyModelUpdates(
       db,
       SERVICE_PARAMS,
-      batch.messages.map((m) => m.body),
+      batch.messages.map((m) => modelUpdateOf(m.body)),
     );
     batch.ackAll();
     return;
@@ -32,7 +32,7 @@ export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage
   }
   for (const message of batch.messages) {
     try {
-      await applyModelUpdates(db, SERVICE_PARAMS, [message.body]);
+      await applyModelUpdates(db, SERVICE_PARAMS, [modelUpdateOf(message.body)]);
       message.ack();
     } catch (error) {
       if (isFenceRefusal(error)) {
@@ -40,11 +40,23 @@ export async function consumeModelUpdates(batch: MessageBatch<ModelUpdateMessage
         message.ack();
         continue;
       }
-      const bodyId = (message.body as { id?: unknown } | null)?.id;
+      const bodyId = idOf(message.body);
       console.error(
         JSON.stringify({ queue: batch.queue, message: message.id, body_id: bodyId, attempts: message.attempts, retry: true, error: String(error) }),
       );
       message.retry();
     }
+  }
+}
+
+/** The message a body carries (the outbox sends its JSON as text, src/queues/messages.ts). */
+const modelUpdateOf = (body: ModelUpdateBody): ModelUpdateMessage => (typeof body === "string" ? (JSON.parse(body) as ModelUpdateMessage) : body);
+
+/** The id a body names, for the log (none when it is not a message). */
+function idOf(body: ModelUpdateBody): unknown {
+  try {
+    return (modelUpdateOf(body) as { id?: unknown } | null)?.id;
+  } catch {
+    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { PROJECTION_DELAY_MS } from "../../src/objects/registration/pending-projection";
+import { CONTRIBUTE_EVERY_MS } from "../../src/objects/registration/population-share";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { registrationObject } from "../support/registration-object";
@@ -47,5 +48,40 @@ describe("the registration's alarm", () => {
     expect(answeredAt).toBeGreaterThan(0);
     expect(alarmAt).not.toBeNull();
     expect(alarmAt as number).toBeLessThanOrEqual(answeredAt + PROJECTION_DELAY_MS + 1_000);
+  });
+
+  it("a run that publishes the projection and leaves evidence for a later contribution re-arms the alarm for it before its sends (one storage commit with its writes)", async () => {
+    const p = await newPartner();
+    const li = await createInstance(p);
+    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
+    expect((await answer(p, reg.id)).status).toBe(204);
+    await runInDurableObject(registrationObject(reg.id), (object: RegistrationObject) => object.alarm()); // the first contribution (due at once)
+    expect((await answer(p, reg.id)).status).toBe(204); // its evidence waits for the next contribution, 20 s later
+
+    const { duringSend, after, contributedAt } = await runInDurableObject(registrationObject(reg.id), async (object: RegistrationObject, state) => {
+      const real = object["env"] as Env;
+      let duringSend: number | null | undefined;
+      const watched: Env = {
+        ...real,
+        PROJECTIONS: {
+          ...real.PROJECTIONS,
+          sendBatch: async (messages) => {
+            duringSend = await state.storage.getAlarm();
+            return real.PROJECTIONS.sendBatch(messages);
+          },
+        } as Env["PROJECTIONS"],
+      };
+      Object.assign(object, { env: watched });
+      try {
+        await state.storage.deleteAlarm(); // as the runtime does when the alarm fires
+        await object.alarm();
+      } finally {
+        Object.assign(object, { env: real });
+      }
+      return { duringSend, after: await state.storage.getAlarm(), contributedAt: state.storage.kv.get<number>("population_contributed_at") ?? 0 };
+    });
+    expect(contributedAt).toBeGreaterThan(0);
+    expect(duringSend).toBe(contributedAt + CONTRIBUTE_EVERY_MS);
+    expect(after).toBe(contributedAt + CONTRIBUTE_EVERY_MS);
   });
 });

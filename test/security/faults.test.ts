@@ -319,6 +319,23 @@ describe("the model-updates queue consumer", () => {
     expect(await observationsOf(graph, good!.observations[0]!.module)).toBe(1);
   });
 
+  it("a message sent as its JSON text (as the outbox sends them) is applied once, as the object is; its dead letter is recorded as the object", async () => {
+    await createInstance(p);
+    const graph = (await graphUuid())!.id!;
+    const [text, object] = messages(graph, 2);
+    for (let i = 0; i < 2; i++) {
+      const r = await deliver([JSON.stringify(text), object], env as Env);
+      expect(r.ackAll).toBe(true);
+    }
+    expect(await observationsOf(graph, text!.observations[0]!.module)).toBe(1);
+    expect(await observationsOf(graph, object!.observations[0]!.module)).toBe(1);
+
+    const dead = { id: `dead-text-${uniqueId()}`, graphUuid: "x", observations: [] };
+    expect((await deliver([JSON.stringify(dead)], env as Env, "pathwise-model-updates-dlq")).ackAll).toBe(true);
+    const recorded = (await db().select().from(deadLetters).all()).filter((r) => r.body.includes(dead.id));
+    expect(recorded.map((r) => r.body)).toEqual([JSON.stringify(dead)]);
+  });
+
   it("the dead-letter consumer records a redelivered dead letter once", async () => {
     const body = { id: `dead-${uniqueId()}`, graphUuid: "x", observations: [] };
     for (let i = 0; i < 2; i++) {

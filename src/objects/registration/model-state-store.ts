@@ -69,6 +69,14 @@ export class ModelStateStore {
     this.#cached = state;
     this.#fresh = true;
   }
+
+  /**
+   * Forgets the cached state after a failed transaction that updated it in place: the next
+   * `current()` reads the stored state, which the failure rolled back.
+   */
+  discard(): void {
+    this.#cached = undefined;
+  }
 }
 
 /** The service parameters with the one item entry an event needs (the model reads no other item). */

@@ -12,6 +12,12 @@ const encoder = new TextEncoder();
 /** Called per message on the alarm's path: one encoder, not one per call. */
 export const utf8Bytes = (text: string) => encoder.encode(text).byteLength;
 
+/**
+ * An outbox row's message (the JSON of an object with other fields first, as this file writes them)
+ * with its id added first: the text of `JSON.stringify({ id, ...JSON.parse(json) })`, without parsing.
+ */
+export const withId = (id: string, json: string): string => `{"id":${JSON.stringify(id)},${json.slice(1)}`;
+
 /** How many messages of these UTF-8 sizes, from the first, one queue batch takes: at most SEND_BATCH_MESSAGES and SEND_BATCH_BYTES, at least one. */
 export function batchLength(sizes: readonly number[]): number {
   let bytes = 0;

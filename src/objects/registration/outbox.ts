@@ -1,10 +1,10 @@
-import type { ItemObservation, ModelUpdateMessage, ProjectionMessage } from "../../queues/messages";
+import type { ItemObservation, ModelUpdateBody, ProjectionMessage } from "../../queues/messages";
 import type { StatisticsDelta } from "../../tracing/statistics";
-import { batchLength, heldMessages, populationMessages, SEND_BATCH_MESSAGES, utf8Bytes } from "./outbox-messages";
+import { batchLength, heldMessages, populationMessages, SEND_BATCH_MESSAGES, utf8Bytes, withId } from "./outbox-messages";
 
 /** The queues the outbox sends to (the object passes its bindings: the outbox does not know the Worker's env). */
 interface OutboxQueues {
-  modelUpdates: Queue<ModelUpdateMessage>;
+  modelUpdates: Queue<ModelUpdateBody>;
   projections: Queue<ProjectionMessage>;
 }
 
@@ -70,9 +70,7 @@ export class Outbox {
   async sendNext(queues: OutboxQueues, registrationId: string): Promise<SendResult> {
     const results = await Promise.all([
       this.#send("model-updates", (rows) =>
-        queues.modelUpdates.sendBatch(
-          rows.map((r) => ({ body: { id: `${registrationId}:${r.id}`, ...(JSON.parse(r.body) as Omit<ModelUpdateMessage, "id">) } })),
-        ),
+        queues.modelUpdates.sendBatch(rows.map((r) => ({ body: withId(`${registrationId}:${r.id}`, r.body), contentType: "text" }))),
       ),
       this.#send("projections", (rows) => queues.projections.sendBatch(rows.map((r) => ({ body: JSON.parse(r.body) as ProjectionMessage })))),
     ]);

@@ -11,6 +11,7 @@ import type { ItemObservation, ProjectionMessage } from "../../queues/messages";
 import { unknownGoals } from "../../reads/live-goals";
 import { AlarmSchedule } from "./alarm-schedule";
 import { AnalyticsStore, changedObjectives, publisherIdentity } from "./analytics-store";
+import { comparedBefore } from "./compared-before";
 import { D1Reads } from "./d1-reads";
 import { ErasedFlag } from "./erased-flag";
 import { ERASED, type ErasedCounts, RegistrationErased } from "./erasure";
@@ -118,29 +119,34 @@ export class RegistrationObject extends DurableObject<Env> {
               }
             : { ok: true, stored: resolved.accepted.length, ignored: request.events.length - resolved.accepted.length, replayed: false };
 
-    let next: ModelState | undefined;
-    this.ctx.storage.transactionSync(() => {
-      if (outcome.ok) {
-        next = this.#append(request, resolved.accepted, graph, items);
-        this.#statements.record(
-          resolved.accepted.map((r) => r.input),
-          request.nowMs,
-        );
-      }
-      if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
-    });
-    // Only after the commit: a failed transaction leaves the cached state as it was.
-    if (next) {
-      this.#model.adopt(next);
-      await this.#armOutbox(PROJECTION_DELAY_MS);
+    try {
+      this.ctx.storage.transactionSync(() => {
+        if (outcome.ok) {
+          this.#append(request, resolved.accepted, graph, items);
+          this.#statements.record(
+            resolved.accepted.map((r) => r.input),
+            request.nowMs,
+          );
+        }
+        if (key) this.#idempotency.record(key, outcome, fingerprint, request.nowMs);
+      });
+    } catch (error) {
+      // The events were applied to the cached state in place: a failed transaction leaves the
+      // stored state, rolled back, to be read again.
+      this.#model.discard();
+      throw error;
     }
+    if (outcome.ok) await this.#armOutbox(PROJECTION_DELAY_MS);
     return outcome;
   }
 
-  /** The learner state, rebuilt from the log first if it was computed under other model parameters. */
+  /**
+   * The learner state, rebuilt from the log first if it was computed under other model parameters:
+   * a copy, as an RPC caller gets it (events update the object's own in place).
+   */
   async learnerState(): Promise<LearnerState> {
     await this.#ensureStateMatchesParams();
-    return this.#model.current().learner;
+    return structuredClone(this.#model.current().learner);
   }
 
   /**
@@ -180,7 +186,6 @@ export class RegistrationObject extends DurableObject<Env> {
   /** One metrics row (docs/analytics.md "Metrics rows"): a value per column, from this registration's state. */
   async metricsRow(request: MetricsRequest): Promise<MetricValue[]> {
     await this.#ensureStateMatchesParams();
-    const state = this.#model.current();
     if (request.metric === "active-time") {
       const { firstDay, lastDay, utcOffsetMinutes } = request;
       // Days older than the summary's retention are answered from the log (rare).
@@ -196,6 +201,8 @@ export class RegistrationObject extends DurableObject<Env> {
     const graph = await this.#reads.graph(request.graph.uuid, request.graph.version);
     const ctx = metricContext(graph, await this.#reads.items(request.graph.uuid, request.nowMs), request.nowMs);
     const prepared = goals.map((g) => g.prepared);
+    // The state as it is now, after the awaits (events update it in place).
+    const state = this.#model.current();
     if (request.metric === "proficiency") return proficiencyValues(state, prepared, request.objectiveIds, ctx);
     return expectedScoreValues(state, prepared, ctx);
   }
@@ -259,14 +266,16 @@ export class RegistrationObject extends DurableObject<Env> {
     if (this.#erased.get()) return;
     this.#outbox.deleteSent();
     if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
-    const published = this.#projection.pending() ? await this.#publishProjection() : "empty";
+    const publication = this.#projection.pending() ? await this.#takeProjection() : undefined;
+    // Evidence left for a later contribution re-arms the alarm now, with this run's writes: they and
+    // the alarm are then one storage commit before the sends, not two (docs/performance.md, eighth
+    // pass). An event stored during the sends arms it for its own projection, earlier if need be.
+    if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
+    const published = publication ? await this.#sendProjection(publication) : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
-    // An event stored during the sends armed the alarm for its projection: an earlier time is kept
-    // (not replaced by the contribution's, up to 20 s later), and is not written again.
     if (sent === "failed" || published === "failed") await this.#alarm.noLaterThan(Date.now() + OUTBOX_RETRY_MS);
     else if (sent === "more") await this.#alarm.noLaterThan(Date.now());
-    else if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
   }
 
   /** Changed evidence not yet contributed, or graded answers not yet released to the model-updates queue. */
@@ -293,8 +302,11 @@ export class RegistrationObject extends DurableObject<Env> {
     if (contributed) this.#population.committed();
   }
 
-  /** Writes the events, the focus and the updated model state (inside the caller's transaction); returns the new state. */
-  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): ModelState {
+  /**
+   * Writes the events, the focus and the updated model state (inside the caller's transaction). The
+   * events are applied to the cached state in place (the caller discards it if the transaction fails).
+   */
+  #append(request: IngestRequest, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>): void {
     const { kv } = this.ctx.storage;
     // Constants of the registration: written once, not on every post. A registration whose state
     // predates them (or is new) publishes a full snapshot of its beliefs, then deltas.
@@ -310,8 +322,8 @@ export class RegistrationObject extends DurableObject<Env> {
       this.#log.appendFocus(request.focusGoalId, request.nowMs);
       kv.put("focus_goal_id", request.focusGoalId);
     }
-    const before = this.#model.current();
-    const state = structuredClone(before);
+    const state = this.#model.current();
+    const before = comparedBefore(state);
     const modelGraph = modelGraphFor(graph);
     const observations: ItemObservation[] = [];
     const interactions: ActivityEvent[] = [];
@@ -339,9 +351,8 @@ export class RegistrationObject extends DurableObject<Env> {
     this.#outbox.holdObservations(observations);
     if (interactions.length) {
       this.#analytics.record(observations, interactions, () => this.#log.interactions());
-      this.#projection.mark(firstPublish ? "all" : changedObjectives(before.learner, state.learner));
+      this.#projection.mark(firstPublish ? "all" : changedObjectives(before.beliefs, state.learner));
     }
-    return state;
   }
 
   /**
@@ -368,8 +379,8 @@ export class RegistrationObject extends DurableObject<Env> {
     if (publisherIdentity(this.ctx.storage.kv).accountId) this.#projection.mark("all");
   }
 
-  /** The beliefs changed since the last publication, as they are now, sent to the projections queue: one message for all the events since (./pending-projection.ts). */
-  async #publishProjection(): Promise<SendResult> {
+  /** The beliefs changed since the last publication, as they are now: one projection for all the events since (./pending-projection.ts), recorded as being sent. */
+  async #takeProjection(): Promise<ProjectionMessage[]> {
     await this.#ensureStateMatchesParams();
     const identity = publisherIdentity(this.ctx.storage.kv);
     let messages: ProjectionMessage[] = [];
@@ -379,6 +390,11 @@ export class RegistrationObject extends DurableObject<Env> {
       const objectives = pending === "all" ? undefined : pending;
       messages = this.#analytics.projection(identity, this.#model.current().learner, this.#analytics.published(), objectives);
     });
+    return messages;
+  }
+
+  /** Sends a publication to the projections queue; one that did not reach it is published again with the next. */
+  async #sendProjection(messages: ProjectionMessage[]): Promise<SendResult> {
     const sent = messages.length ? await sendProjections(this.env.PROJECTIONS, messages) : "empty";
     if (sent === "empty") this.#projection.sent();
     return sent;

@@ -9,6 +9,7 @@ import {
   SEND_BATCH_MESSAGES,
   splitPopulation,
   utf8Bytes,
+  withId,
 } from "../../../src/objects/registration/outbox-messages";
 import type { ItemObservation } from "../../../src/queues/messages";
 import { emptyDelta, emptyObjectiveCounts, type StatisticsDelta } from "../../../src/tracing/statistics";
@@ -135,5 +136,19 @@ describe("batchLength: how many messages one queue batch takes", () => {
     expect(batchLength([SEND_BATCH_BYTES - 5, 5, 1])).toBe(2);
     expect(batchLength([SEND_BATCH_BYTES + 1, 1])).toBe(1);
     expect(batchLength([])).toBe(0);
+  });
+
+  it("a message with its id added is the text of the object with the id first (what the queue sent before, as JSON)", () => {
+    const delta = emptyDelta();
+    delta.objectives["lref-é"] = emptyObjectiveCounts();
+    const bodies = [
+      ...populationMessages(graph, delta),
+      ...heldMessages(graph, [JSON.stringify([{ module: "mref-a1", objectives: ["lref-a"], correct: true, predicted: 0.25 }])]),
+    ];
+    expect(bodies).toHaveLength(2);
+    for (const body of bodies) {
+      const id = 'registration-"1":42';
+      expect(withId(id, body)).toBe(JSON.stringify({ id, ...JSON.parse(body) }));
+    }
   });
 });
