@@ -242,6 +242,16 @@ export interface SmoothedEpisode {
   directEntries: number;
 }
 
+/**
+ * The risk at which an episode stops counting towards its objective's learning (and teaching) rate:
+ * once the current rates, at the learner's speed, say that all but this share of learners would have
+ * learned it, further opportunities are not counted. The time to learn is geometric (memoryless), so
+ * learnings over opportunities counted within any such cap still estimates the rate without bias,
+ * while a learner who cannot learn it (blocked, or on a curve the model lacks) adds at most the cap's
+ * opportunities of failure instead of all of them. A stated level, not a fit.
+ */
+export const COUNTED_RISK = 0.05;
+
 export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeContext): SmoothedEpisode {
   const pre = prefix(e, r, context);
   const learn = effectiveRate(r.objective.learn, r.speed);
@@ -249,6 +259,14 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const phi = r.objective.gradual;
   const steps = e.steps;
   const m = steps.length;
+  const foldedWay = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
+  // Counted: the kept steps taken while the survival in U (from the episode's start) was above the risk.
+  const counted: boolean[] = new Array(m);
+  let survival = foldedWay.stay;
+  for (const [j, step] of steps.entries()) {
+    counted[j] = survival > COUNTED_RISK;
+    survival *= 1 - (stepOutcome(step) === TAUGHT ? teach : learn);
+  }
   // Forward, normalized per step: a[j] = state masses (K, P, U, N) at step j before its emission.
   const a: [number, number, number, number][] = [];
   const em: [number, number, number][] = [];
@@ -307,16 +325,18 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
     const z = jk + jpStay + jpStep + juStay + juPartial + juDirect + jn;
     known[j] = jk / z;
     guessing[j] = (juStay + juPartial + juDirect + jn) / z;
-    const opportunities = (jpStay + jpStep + juStay + juPartial + juDirect) / z;
-    const moves = (jpStep + juPartial + juDirect) / z;
-    toPartial += juPartial / z;
-    direct += juDirect / z;
-    if (stepOutcome(steps[j]!) === TAUGHT) {
-      teachOpp += opportunities;
-      taught += moves;
-    } else {
-      learnOpp += opportunities;
-      learned += moves;
+    if (counted[j]) {
+      const opportunities = (jpStay + jpStep + juStay + juPartial + juDirect) / z;
+      const moves = (jpStep + juPartial + juDirect) / z;
+      toPartial += juPartial / z;
+      direct += juDirect / z;
+      if (stepOutcome(steps[j]!) === TAUGHT) {
+        teachOpp += opportunities;
+        taught += moves;
+      } else {
+        learnOpp += opportunities;
+        learned += moves;
+      }
     }
     // Step the backward message over step j (emission and transition).
     const nbk = eK * bk;
@@ -336,19 +356,25 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const mx = Math.max(pre.logK, pre.logU);
   const eK0 = Math.exp(pre.logK - mx);
   const eU0 = Math.exp(pre.logU - mx);
-  const way = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
+  const way = foldedWay;
   const startK = k0 * eK0 * bk;
   const toK = u0 * way.reached * eU0 * bk;
   const toP = u0 * way.partial * eU0 * bp;
   const stayU = u0 * way.stay * eU0 * bu;
   const startN = n0 * eU0 * bn;
   const z = startK + toK + toP + stayU + startN;
-  if (e.foldedAnswers + e.foldedTaught) {
-    learnOpp += ((toK + toP + stayU) / z) * e.foldedAnswers;
+  const folded = e.foldedAnswers + e.foldedTaught;
+  if (folded) {
+    // Within the cap: the folded opportunities before the survival reached the risk, and the share
+    // of the learnings inside them that happened that early (one per-opportunity rate, as `passage`).
+    const q = 1 - way.stay ** (1 / folded);
+    const cap = way.stay > COUNTED_RISK || q <= 0 ? folded : Math.min(folded, Math.ceil(Math.log(COUNTED_RISK) / Math.log(1 - q)));
+    const early = cap === folded ? 1 : (1 - (1 - q) ** cap) / (1 - way.stay);
+    learnOpp += ((toK + toP + stayU) / z) * e.foldedAnswers * (cap / folded);
     // (a learner now in K passed through P with the share `gradual`: two moves then, else one)
-    learned += ((1 + phi) * toK + toP) / z;
-    toPartial += (phi * toK + toP) / z;
-    direct += ((1 - phi) * toK) / z;
+    learned += (early * ((1 + phi) * toK + toP)) / z;
+    toPartial += (early * (phi * toK + toP)) / z;
+    direct += (early * ((1 - phi) * toK)) / z;
   }
   return {
     known,
