@@ -4,7 +4,7 @@
  * population's rates (src/tracing/reading.ts), the scope's beliefs (src/tracing/beliefs.ts), and the
  * goal's criteria on them (docs/recommendation.md).
  */
-import { type ScopeBeliefs, scopeBeliefs } from "../tracing/beliefs";
+import { objectiveMasses, type ScopeBeliefs, scopeBeliefs } from "../tracing/beliefs";
 import type { ObjectiveEvidence } from "../tracing/evidence";
 import type { PopulationRates } from "../tracing/rates";
 import { LearnerReading } from "../tracing/reading";
@@ -155,14 +155,53 @@ export class GoalAnalysis {
   /**
    * The objective the learner is stuck on, if any: the first needed one the learner cannot learn now
    * with probability past stuckLevel (blocked on it, or a prerequisite missing) although every one
-   * of its prerequisites is settled, so no remediation is left to try.
+   * of its prerequisites is settled, so no remediation is left to try; and that still holds with the
+   * learner as slow as the rest of its evidence plausibly allows (its speed in the slowest
+   * stuckSlowTail of its posterior), so that failures a slow learner would also show do not flag it.
    */
   stuckObjective(): number | undefined {
     if (this.complete()) return undefined;
     return this.neededNow().find(
       (k) =>
-        1 - this.known(k) - this.beliefs.learnable[k]! >= POLICY.stuckLevel && (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel),
+        this.cannotLearn(k) >= POLICY.stuckLevel &&
+        (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel) &&
+        this.cannotLearnIfSlow(k) >= POLICY.stuckLevel,
     );
+  }
+
+  /** P(the learner cannot learn k now): blocked on it, or a prerequisite missing. */
+  cannotLearn(k: number): number {
+    return 1 - this.known(k) - this.beliefs.learnable[k]!;
+  }
+
+  /**
+   * cannotLearn(k) as the stuck flag reads it: k's own evidence at the slow end of the learner's speed
+   * (stuckSlowTail), and each prerequisite doubted only as far as both the rest of the scope and its
+   * own answers doubt it (stuckPrereqOwnEvidence; a prerequisite without an answer of its own is
+   * not doubted).
+   */
+  cannotLearnIfSlow(k: number): number {
+    const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);
+    const ps = this.goal.prereqs[k] ?? [];
+    const below = POLICY.stuckPrereqOwnEvidence
+      ? ps.reduce((all, p, i) => all * Math.max(this.beliefs.prereqKnown[k]![i]!, this.ownAnswersSay(p)), 1)
+      : this.beliefs.fromBelow[k]!;
+    const m = objectiveMasses(f, below, this.beliefs.fromAbove[k]!);
+    return 1 - m.known - m.learnable;
+  }
+
+  /** P(the learner knows p) by p's own answers alone (its prerequisites taken as known); 1 without an answer (no doubt of its own). */
+  knownByOwnAnswers(p: number): number {
+    if (this.answers(p) === 0) return 1;
+    const f = this.reading.factor(this.label(p));
+    return f.known / (f.known + f.unknown + f.blocked);
+  }
+
+  /** v2 soft: P(known) by p's own answers; v2 hard: 1 when p's own answers settle it (≥ moveOnLevel), else 0 (the scope's doubt stands). */
+  ownAnswersSay(p: number): number {
+    const own = this.knownByOwnAnswers(p);
+    if (POLICY.stuckPrereqOwnEvidence === "hard") return own >= POLICY.moveOnLevel ? 1 : 0;
+    return own;
   }
 
   /** Has the learner answered anything in scope? */

@@ -28,6 +28,15 @@ export const POLICY = {
    * keeps a learner who is only slow from a flag: docs/recommendation.md "The stuck rule").
    */
   stuckLevel: 0.95,
+  /**
+   * The stuck level must also hold with the learner's speed conditioned on the slowest this share of
+   * its posterior (from its other objectives): a one-sided 90% bound on how slow the learner is. A
+   * learner slower than that is one the rest of its evidence makes unlikely, so a flag that needs it
+   * slower is a flag on evidence, not on an optimistic reading of its speed.
+   */
+  stuckSlowTail: 0.1,
+  /** experiment: the stuck flag's "prerequisite missing" mass only as far as the prerequisites' own answers doubt them */
+  stuckPrereqOwnEvidence: "hard" as false | "soft" | "hard",
   /** Target success probability of a practice item (focused practice: "useful difficulty"). */
   practiceSuccess: 0.65,
   /** Items remembered as recently answered (never recommended first again while remembered). */

@@ -46,6 +46,8 @@ export interface ScopeBeliefs {
   /** what the rest of the scope says of each objective: P(all prerequisites known) from below, and the log-odds of "known now" from above */
   fromBelow: number[];
   fromAbove: number[];
+  /** per objective, what the rest of the scope (the objective's own word left out) says of each of its prerequisites: P(known) */
+  prereqKnown: number[][];
 }
 
 const sigmoid = (x: number) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
@@ -103,22 +105,41 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
   const blocked: number[] = [];
   const fromBelow: number[] = [];
   for (let k = 0; k < n; k++) {
-    const f = factors[k]!;
     let all = 1;
     for (const p of prereqs[k]!) all *= into(p, k);
-    const above = sigmoid(upInto[k]!);
-    // Joint masses: prerequisites known and the objective known / learnable / blocked; a prerequisite missing and the objective known (leak) / not.
-    const knownMass = all * f.known * above;
-    const learnableMass = all * f.unknown * (1 - above);
-    const blockedMass = all * f.blocked * (1 - above);
-    const leakKnown = (1 - all) * f.leakKnown * above;
-    const leakUnknown = (1 - all) * f.leakUnknown * (1 - above);
-    const z = knownMass + learnableMass + blockedMass + leakKnown + leakUnknown;
-    known.push((knownMass + leakKnown) / z);
-    parentsKnown.push((knownMass + learnableMass + blockedMass) / z);
-    learnable.push(learnableMass / z);
-    blocked.push(blockedMass / z);
+    const m = objectiveMasses(factors[k]!, all, upInto[k]!);
+    known.push(m.known);
+    parentsKnown.push(m.parentsKnown);
+    learnable.push(m.learnable);
+    blocked.push(m.blocked);
     fromBelow.push(all);
   }
-  return { known, parentsKnown, learnable, blocked, fromBelow, fromAbove: upInto };
+  const prereqKnown = prereqs.map((ps, k) => ps.map((p) => into(p, k)));
+  return { known, parentsKnown, learnable, blocked, fromBelow, fromAbove: upInto, prereqKnown };
+}
+
+/**
+ * One objective's beliefs from its local factor and what the rest of the scope says of it: P(all its
+ * prerequisites known) from below, and the log-odds of "known now" from above.
+ */
+export function objectiveMasses(
+  f: LocalFactor,
+  fromBelow: number,
+  fromAbove: number,
+): { known: number; parentsKnown: number; learnable: number; blocked: number } {
+  const all = fromBelow;
+  const above = sigmoid(fromAbove);
+  // Joint masses: prerequisites known and the objective known / learnable / blocked; a prerequisite missing and the objective known (leak) / not.
+  const knownMass = all * f.known * above;
+  const learnableMass = all * f.unknown * (1 - above);
+  const blockedMass = all * f.blocked * (1 - above);
+  const leakKnown = (1 - all) * f.leakKnown * above;
+  const leakUnknown = (1 - all) * f.leakUnknown * (1 - above);
+  const z = knownMass + learnableMass + blockedMass + leakKnown + leakUnknown;
+  return {
+    known: (knownMass + leakKnown) / z,
+    parentsKnown: (knownMass + learnableMass + blockedMass) / z,
+    learnable: learnableMass / z,
+    blocked: blockedMass / z,
+  };
 }

@@ -8,7 +8,7 @@ import type { LocalFactor } from "./beliefs";
 import { type EpisodeRates, forward, forwardAtSpeeds, smooth } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
-import { SPEEDS, type SpeedPosterior, speedPosterior, weightsWithout } from "./speed";
+import { SPEEDS, type SpeedPosterior, slowTail, speedPosterior, weightsWithout } from "./speed";
 
 export function episodeRates(population: PopulationRates, objective: string, speed: number): EpisodeRates {
   const o = objectiveRates(population, objective);
@@ -69,7 +69,17 @@ export class LearnerReading {
     return f;
   }
 
-  #compute(objective: string): LocalFactor {
+  /**
+   * The objective's evidence as `factor` reads it, but with the learner's speed conditioned on the
+   * slowest `tail` of its posterior from the other objectives: the reading of a learner as slow as the
+   * rest of its evidence plausibly allows.
+   */
+  slowFactor(objective: string, tail: number): LocalFactor {
+    if (!this.speed.ends.has(objective)) return this.factor(objective);
+    return this.#compute(objective, slowTail(weightsWithout(this.speed, objective), tail));
+  }
+
+  #compute(objective: string, weights?: readonly number[]): LocalFactor {
     const ends = this.speed.ends.get(objective);
     if (!ends) {
       const end = forward(
@@ -78,7 +88,7 @@ export class LearnerReading {
       );
       return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
-    const w = weightsWithout(this.speed, objective);
+    const w = weights ?? weightsWithout(this.speed, objective);
     const first = ends[0]!;
     const scale = Math.max(first.logGuessing, first.logKnowing, ...ends.map((e) => e.logScale));
     let known = 0;

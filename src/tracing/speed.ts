@@ -55,6 +55,21 @@ export function weightsWithout(p: SpeedPosterior, objective: string): number[] {
   return normalize(p.logTotal.map((l, i) => l - logEvidence(own[i]!)));
 }
 
+/**
+ * The weights conditioned on the slowest `tail` of their mass (0 < tail ≤ 1): the grid's speeds from
+ * the slowest up until `tail` is reached, the last of them only in part, renormalized.
+ */
+export function slowTail(weights: readonly number[], tail: number): number[] {
+  let left = tail;
+  const out = weights.map((w) => {
+    const take = Math.min(w, Math.max(0, left));
+    left -= take;
+    return take;
+  });
+  const z = out.reduce((s, x) => s + x, 0);
+  return out.map((x) => x / z);
+}
+
 function normalize(logs: number[]): number[] {
   const m = Math.max(...logs);
   const w = logs.map((l) => Math.exp(l - m));
