@@ -176,32 +176,22 @@ export class GoalAnalysis {
 
   /**
    * cannotLearn(k) as the stuck flag reads it: k's own evidence at the slow end of the learner's speed
-   * (stuckSlowTail), and each prerequisite doubted only as far as both the rest of the scope and its
-   * own answers doubt it (stuckPrereqOwnEvidence; a prerequisite without an answer of its own is
-   * not doubted).
+   * (stuckSlowTail), and a prerequisite whose own answers settle it taken as known, so that k's
+   * failures are not read as that prerequisite missing (k's failures against the prior odds made
+   * most of that mass, not doubt about the prerequisite: docs/recommendation.md, engine8's entry).
    */
   cannotLearnIfSlow(k: number): number {
     const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);
-    const ps = this.goal.prereqs[k] ?? [];
-    const below = POLICY.stuckPrereqOwnEvidence
-      ? ps.reduce((all, p, i) => all * Math.max(this.beliefs.prereqKnown[k]![i]!, this.ownAnswersSay(p)), 1)
-      : this.beliefs.fromBelow[k]!;
+    const below = (this.goal.prereqs[k] ?? []).reduce((all, p, i) => all * (this.settledByOwnAnswers(p) ? 1 : this.beliefs.prereqKnown[k]![i]!), 1);
     const m = objectiveMasses(f, below, this.beliefs.fromAbove[k]!);
     return 1 - m.known - m.learnable;
   }
 
-  /** P(the learner knows p) by p's own answers alone (its prerequisites taken as known); 1 without an answer (no doubt of its own). */
-  knownByOwnAnswers(p: number): number {
-    if (this.answers(p) === 0) return 1;
+  /** Whether p's own answers alone (its prerequisites taken as known) put it at the move-on level; true without an answer (no doubt of its own). */
+  settledByOwnAnswers(p: number): boolean {
+    if (this.answers(p) === 0) return true;
     const f = this.reading.factor(this.label(p));
-    return f.known / (f.known + f.unknown + f.blocked);
-  }
-
-  /** v2 soft: P(known) by p's own answers; v2 hard: 1 when p's own answers settle it (≥ moveOnLevel), else 0 (the scope's doubt stands). */
-  ownAnswersSay(p: number): number {
-    const own = this.knownByOwnAnswers(p);
-    if (POLICY.stuckPrereqOwnEvidence === "hard") return own >= POLICY.moveOnLevel ? 1 : 0;
-    return own;
+    return f.known / (f.known + f.unknown + f.blocked) >= POLICY.moveOnLevel;
   }
 
   /** Has the learner answered anything in scope? */

@@ -35,8 +35,6 @@ export const POLICY = {
    * slower is a flag on evidence, not on an optimistic reading of its speed.
    */
   stuckSlowTail: 0.1,
-  /** experiment: the stuck flag's "prerequisite missing" mass only as far as the prerequisites' own answers doubt them */
-  stuckPrereqOwnEvidence: "hard" as false | "soft" | "hard",
   /** Target success probability of a practice item (focused practice: "useful difficulty"). */
   practiceSuccess: 0.65,
   /** Items remembered as recently answered (never recommended first again while remembered). */

@@ -252,7 +252,8 @@ export interface SmoothedEpisode {
  */
 export const COUNTED_RISK = 0.05;
 
-export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeContext): SmoothedEpisode {
+/** `risk`: COUNTED_RISK (0 counts every opportunity, as before the cap: for comparison in tests). */
+export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeContext, risk = COUNTED_RISK): SmoothedEpisode {
   const pre = prefix(e, r, context);
   const learn = effectiveRate(r.objective.learn, r.speed);
   const teach = effectiveRate(r.objective.teach, r.speed);
@@ -264,7 +265,7 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const counted: boolean[] = new Array(m);
   let survival = foldedWay.stay;
   for (const [j, step] of steps.entries()) {
-    counted[j] = survival > COUNTED_RISK;
+    counted[j] = survival > risk;
     survival *= 1 - (stepOutcome(step) === TAUGHT ? teach : learn);
   }
   // Forward, normalized per step: a[j] = state masses (K, P, U, N) at step j before its emission.
@@ -368,7 +369,7 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
     // Within the cap: the folded opportunities before the survival reached the risk, and the share
     // of the learnings inside them that happened that early (one per-opportunity rate, as `passage`).
     const q = 1 - way.stay ** (1 / folded);
-    const cap = way.stay > COUNTED_RISK || q <= 0 ? folded : Math.min(folded, Math.ceil(Math.log(COUNTED_RISK) / Math.log(1 - q)));
+    const cap = way.stay > risk || q <= 0 ? folded : Math.min(folded, Math.ceil(Math.log(risk) / Math.log(1 - q)));
     const early = cap === folded ? 1 : (1 - (1 - q) ** cap) / (1 - way.stay);
     learnOpp += ((toK + toP + stayU) / z) * e.foldedAnswers * (cap / folded);
     // (a learner now in K passed through P with the share `gradual`: two moves then, else one)

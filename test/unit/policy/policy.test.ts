@@ -103,7 +103,10 @@ describe("recommendation", () => {
   it("flags stuck for a learner who never succeeds, and status struggling agrees", () => {
     const g = goal(index);
     const l = new Learner(index);
-    const seen = follow(l, g, 60, () => false);
+    // With no other objective to say how fast the learner is, the flag waits until a learner in the
+    // slowest tenth of the population's speeds would have learned it too (config.ts stuckSlowTail):
+    // about 60 answers at the prior rates.
+    const seen = follow(l, g, 100, () => false);
     expect(seen.some((r) => r.stuck)).toBe(true);
     const firstStuck = seen.findIndex((r) => r.stuck);
     // not before the learner had many opportunities (Beck & Gong: 10)
