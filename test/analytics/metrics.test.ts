@@ -109,8 +109,8 @@ describe("POST /v0/learning-instances/{id}/metrics/groups (learners to watch)", 
     await answers(stuck, [
       ["mref-c1", false],
       ["mref-c2", false],
-      // (the engine calls a learner stuck only once a slow learner could not explain the failures: docs/recommendation.md "Stuck")
-      ...Array.from({ length: 60 }, (_, i): [string, boolean] => [i % 2 ? "mref-b1" : "mref-b2", false]),
+      // (the engine calls a learner stuck only once even a slow learner could not explain the failures: docs/recommendation.md "Decisions", the slow tail)
+      ...Array.from({ length: 100 }, (_, i): [string, boolean] => [i % 2 ? "mref-b1" : "mref-b2", false]),
     ]);
     const away = await learner("away");
     // answers two weeks ago, nothing since
