@@ -15,7 +15,7 @@
 // req/s, p50, p99, server CPU ms per request (workerd's utime + stime), the ratios to hello-world and
 // to the scenario's floor, the scaling series and the budget lines.
 import { execSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -258,6 +258,8 @@ async function main() {
     }
     if (values.profile) {
       const profiler = await openProfiler(inspectorPort as number, "pathwise");
+      // made here: a missing folder would fail the write after the whole profiled round
+      if (values["profile-out"]) mkdirSync(resolve(values["profile-out"]), { recursive: true });
       for (const key of values.profile.split(",")) {
         const s = [...main, ...oneToken, ...seriesScenarios].find((m) => m.key === key);
         if (!s) throw new Error(`--profile: no scenario ${key}`);
