@@ -182,7 +182,8 @@ export class GoalAnalysis {
    */
   cannotLearnIfSlow(k: number): number {
     const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);
-    const below = (this.goal.prereqs[k] ?? []).reduce((all, p, i) => all * (this.settledByOwnAnswers(p) ? 1 : this.beliefs.prereqKnown[k]![i]!), 1);
+    const scope = this.beliefs.prereqKnown(k);
+    const below = (this.goal.prereqs[k] ?? []).reduce((all, p, i) => all * (this.settledByOwnAnswers(p) ? 1 : scope[i]!), 1);
     const m = objectiveMasses(f, below, this.beliefs.fromAbove[k]!);
     return 1 - m.known - m.learnable;
   }

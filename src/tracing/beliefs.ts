@@ -46,8 +46,8 @@ export interface ScopeBeliefs {
   /** what the rest of the scope says of each objective: P(all prerequisites known) from below, and the log-odds of "known now" from above */
   fromBelow: number[];
   fromAbove: number[];
-  /** per objective, what the rest of the scope (the objective's own word left out) says of each of its prerequisites: P(known) */
-  prereqKnown: number[][];
+  /** what the rest of the scope (k's own word left out) says of each of k's prerequisites: P(known); computed when asked (the stuck flag's reading) */
+  prereqKnown(k: number): number[];
 }
 
 const sigmoid = (x: number) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x)));
@@ -114,7 +114,7 @@ export function scopeBeliefs(structure: Structure, factors: readonly LocalFactor
     blocked.push(m.blocked);
     fromBelow.push(all);
   }
-  const prereqKnown = prereqs.map((ps, k) => ps.map((p) => into(p, k)));
+  const prereqKnown = (k: number) => prereqs[k]!.map((p) => into(p, k));
   return { known, parentsKnown, learnable, blocked, fromBelow, fromAbove: upInto, prereqKnown };
 }
 

@@ -126,10 +126,7 @@ function emission(step: number, e: ObjectiveEvidence, r: EpisodeRates): [number,
 
 export function forward(e: ObjectiveEvidence, r: EpisodeRates): EpisodeEnd {
   const start = prefix(e, r);
-  let k = start.k;
-  let p = start.p;
-  let u = start.u;
-  let n = start.n;
+  const m: Masses = { k: start.k, p: start.p, u: start.u, n: start.n };
   let logScale = 0;
   let logGuessing = start.logU;
   let logKnowing = start.logK;
@@ -140,24 +137,39 @@ export function forward(e: ObjectiveEvidence, r: EpisodeRates): EpisodeEnd {
     const [eK, eP, eU] = emission(step, e, r);
     logGuessing += Math.log(eU);
     logKnowing += Math.log(eK);
-    const t = stepOutcome(step) === TAUGHT ? teach : learn;
-    const fk = k * eK;
-    const fp = p * eP;
-    const fu = u * eU;
-    k = fk + t * fp + t * (1 - phi) * fu;
-    p = (1 - t) * fp + t * phi * fu;
-    u = (1 - t) * fu;
-    n = n * eU;
-    const z = k + p + u + n;
-    if (z > 0) {
-      k /= z;
-      p /= z;
-      u /= z;
-      n /= z;
-      logScale += Math.log(z);
-    }
+    logScale += advance(m, eK, eP, eU, stepOutcome(step) === TAUGHT ? teach : learn, phi);
   }
-  return { known: k, partial: p, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
+  return { known: m.k, partial: m.p, unknown: m.u, blocked: m.n, logScale, logGuessing, logKnowing };
+}
+
+/** The state masses (K, P, U, N) of a forward pass. */
+interface Masses {
+  k: number;
+  p: number;
+  u: number;
+  n: number;
+}
+
+/**
+ * One step of the forward pass, in place: the step's emissions in K, P and U (N as U), then the
+ * moves at rate t (out of U into P with the share phi, else into K; P into K), normalized. Returns
+ * the log of the normalizer (0 when no mass is left).
+ */
+function advance(m: Masses, eK: number, eP: number, eU: number, t: number, phi: number): number {
+  const fk = m.k * eK;
+  const fp = m.p * eP;
+  const fu = m.u * eU;
+  m.k = fk + t * fp + t * (1 - phi) * fu;
+  m.p = (1 - t) * fp + t * phi * fu;
+  m.u = (1 - t) * fu;
+  m.n = m.n * eU;
+  const z = m.k + m.p + m.u + m.n;
+  if (!(z > 0)) return 0;
+  m.k /= z;
+  m.p /= z;
+  m.u /= z;
+  m.n /= z;
+  return Math.log(z);
 }
 
 /**
@@ -185,35 +197,14 @@ export function forwardAtSpeeds(e: ObjectiveEvidence, r: EpisodeRates, speeds: r
   const phi = r.objective.gradual;
   return speeds.map((speed) => {
     const start = prefix(e, { ...r, speed });
-    let k = start.k;
-    let p = start.p;
-    let u = start.u;
-    let n = start.n;
+    const m: Masses = { k: start.k, p: start.p, u: start.u, n: start.n };
     let logScale = 0;
     const learn = effectiveRate(r.objective.learn, speed);
     const teach = effectiveRate(r.objective.teach, speed);
     for (let j = 0; j < steps.length; j++) {
-      const eK = eKs[j]!;
-      const eP = ePs[j]!;
-      const eU = eUs[j]!;
-      const t = stepOutcome(steps[j]!) === TAUGHT ? teach : learn;
-      const fk = k * eK;
-      const fp = p * eP;
-      const fu = u * eU;
-      k = fk + t * fp + t * (1 - phi) * fu;
-      p = (1 - t) * fp + t * phi * fu;
-      u = (1 - t) * fu;
-      n = n * eU;
-      const z = k + p + u + n;
-      if (z > 0) {
-        k /= z;
-        p /= z;
-        u /= z;
-        n /= z;
-        logScale += Math.log(z);
-      }
+      logScale += advance(m, eKs[j]!, ePs[j]!, eUs[j]!, stepOutcome(steps[j]!) === TAUGHT ? teach : learn, phi);
     }
-    return { known: k, partial: p, unknown: u, blocked: n, logScale, logGuessing, logKnowing };
+    return { known: m.k, partial: m.p, unknown: m.u, blocked: m.n, logScale, logGuessing, logKnowing };
   });
 }
 
@@ -260,10 +251,10 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const phi = r.objective.gradual;
   const steps = e.steps;
   const m = steps.length;
-  const foldedWay = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
+  const way = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
   // Counted: the kept steps taken while the survival in U (from the episode's start) was above the risk.
   const counted: boolean[] = new Array(m);
-  let survival = foldedWay.stay;
+  let survival = way.stay;
   for (const [j, step] of steps.entries()) {
     counted[j] = survival > risk;
     survival *= 1 - (stepOutcome(step) === TAUGHT ? teach : learn);
@@ -357,7 +348,6 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const mx = Math.max(pre.logK, pre.logU);
   const eK0 = Math.exp(pre.logK - mx);
   const eU0 = Math.exp(pre.logU - mx);
-  const way = foldedWay;
   const startK = k0 * eK0 * bk;
   const toK = u0 * way.reached * eU0 * bk;
   const toP = u0 * way.partial * eU0 * bp;

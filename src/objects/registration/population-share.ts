@@ -26,10 +26,8 @@ const CONTRIBUTE_EARLY_MS = 4_000;
  */
 export class PopulationShare {
   readonly #kv: SyncKvStorage;
-  /** the stored contributions as committed (undefined: read them from storage) */
+  /** the stored contributions, as last written (undefined: read them from storage) */
   #kept: Contributions | undefined;
-  /** the contributions written by the transaction in progress, kept once it commits (`committed`) */
-  #written: Contributions | undefined;
 
   constructor(kv: SyncKvStorage) {
     this.#kv = kv;
@@ -61,26 +59,24 @@ export class PopulationShare {
    * Re-reads every objective the learner worked on under the current rates (not only the changed
    * ones: a reading under older rates is an older E-step, and EM converges only if it is redone) and
    * returns the delta to send; records the new contributions (inside the caller's transaction, with
-   * the outbox write; call `committed` after the commit).
+   * the outbox write; the caller calls `discard` if that transaction fails: the kept ones were
+   * updated in place).
    */
   contribute(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta {
     const changed = Object.keys(tutor.obj);
     const contributions = this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
-    // Changed below: until the transaction commits, the stored ones are read again if asked.
-    this.#kept = undefined;
     const delta = emptyDelta();
     contribute(tutor.obj, changed, population, prerequisites, contributions, delta);
     this.#kv.put("population_contributions", contributions);
-    this.#written = contributions;
+    this.#kept = contributions;
     this.#kv.delete("population_dirty");
     this.#kv.put("population_contributed_at", nowMs);
     return delta;
   }
 
-  /** After the commit of a transaction that contributed: its contributions are the kept ones (a failed one leaves them to be read again). */
-  committed(): void {
-    this.#kept = this.#written;
-    this.#written = undefined;
+  /** Forgets the kept contributions after a failed transaction (as ModelStateStore.discard): the next contribution reads the stored, rolled-back ones. */
+  discard(): void {
+    this.#kept = undefined;
   }
 }
 

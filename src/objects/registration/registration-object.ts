@@ -292,14 +292,17 @@ export class RegistrationObject extends DurableObject<Env> {
     const nowMs = Date.now();
     const graph = modelGraphFor(await this.#reads.graph(graphUuid, kv.get<number>("graph_version") ?? 1));
     const population = await this.#reads.rates(graphUuid, nowMs);
-    const contributed = this.ctx.storage.transactionSync(() => {
-      this.#outbox.releaseObservations(graphUuid);
-      if (!this.#population.pending()) return false;
-      const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
-      this.#outbox.addPopulation(graphUuid, delta);
-      return true;
-    });
-    if (contributed) this.#population.committed();
+    try {
+      this.ctx.storage.transactionSync(() => {
+        this.#outbox.releaseObservations(graphUuid);
+        if (!this.#population.pending()) return;
+        const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
+        this.#outbox.addPopulation(graphUuid, delta);
+      });
+    } catch (error) {
+      this.#population.discard();
+      throw error;
+    }
   }
 
   /**

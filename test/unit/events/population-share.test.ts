@@ -44,7 +44,6 @@ describe("a registration's population share", () => {
     for (let round = 0; round < 6; round++) {
       learner.practise(round % 2 ? "a" : "b", round % 3 === 0);
       const delta = kept.contribute(learner.tutor, population, prerequisites, round * 20_000);
-      kept.committed();
       // a new instance each time: it reads the stored contributions
       expect(new PopulationShare(stored.kv).contribute(learner.tutor, population, prerequisites, round * 20_000)).toStrictEqual(delta);
     }
@@ -57,13 +56,12 @@ describe("a registration's population share", () => {
     const share = new PopulationShare(store.kv);
     learner.practise("a", true);
     share.contribute(learner.tutor, population, prerequisites, 0);
-    share.committed();
     learner.practise("b", false);
     store.begin();
     const failed = share.contribute(learner.tutor, population, prerequisites, 20_000);
-    store.rollback(); // not committed: the outbox message with this delta was rolled back too
+    store.rollback(); // the transaction failed: the outbox message with this delta was rolled back too
+    share.discard();
     const again = share.contribute(learner.tutor, population, prerequisites, 40_000);
-    share.committed();
     expect(again).toStrictEqual(failed);
     expect(store.reads.filter((k) => k === "population_contributions")).toHaveLength(2);
   });
