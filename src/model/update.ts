@@ -4,6 +4,7 @@
  */
 import { decayTo, filterLogit, type ItemRef, itemDifficulty } from "./features";
 import { type ObjectiveShift, type PrereqGraph, propagate } from "./graph-propagation";
+import { recencyOf } from "./item-recency";
 import { type LearnerState, type ObjectiveState, objectiveOf } from "./learner-state";
 import { expectedSigmoid, uniq } from "./math";
 import { EMA_FAST, EMA_RESIDUAL, EMA_SLOW, ITEM_MEMORY, type ModelParams } from "./params";
@@ -65,7 +66,10 @@ function count(o: ObjectiveState, y: number, p: number, timeMs: number, seq: num
 }
 
 function touchItem(state: LearnerState, key: string, y: number): void {
+  const recency = recencyOf(state.items);
   const it = state.items[key];
+  recency.delete(key);
+  recency.set(key, true);
   if (it) {
     it[0] += 1;
     it[1] += y;
@@ -73,16 +77,10 @@ function touchItem(state: LearnerState, key: string, y: number): void {
     return;
   }
   if (state.itemCount >= ITEM_MEMORY) {
-    let oldKey: string | undefined;
-    let oldSeq = Infinity;
-    for (const k in state.items) {
-      const c = state.items[k];
-      if (c && c[2] < oldSeq) {
-        oldSeq = c[2];
-        oldKey = k;
-      }
-    }
-    if (oldKey !== undefined) {
+    // the least recently attempted (the key just added is the most recent)
+    const oldKey = recency.keys().next().value;
+    if (oldKey !== undefined && oldKey !== key) {
+      recency.delete(oldKey);
       delete state.items[oldKey];
       state.itemCount -= 1;
     }

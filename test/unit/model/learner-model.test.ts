@@ -108,6 +108,38 @@ describe("learner state: replay and serialization", () => {
     expect(state.global.n).toBe(2000);
     expect(JSON.stringify(state).length).toBeLessThan(10_000);
   });
+
+  it("forgets the least recently attempted item, the same one a scan of all remembered items picks, also after a stored copy", () => {
+    const params = handParams();
+    const state = initialLearnerState(params);
+    // the eviction as it was first written: the lowest sequence number, the first of equals in key order
+    const shadow: Record<string, [number, number, number]> = {};
+    const touch = (key: string, y: number, seq: number) => {
+      const it = shadow[key];
+      if (it) {
+        shadow[key] = [it[0] + 1, it[1] + y, seq];
+        return;
+      }
+      if (Object.keys(shadow).length >= ITEM_MEMORY) {
+        let oldest: string | undefined;
+        for (const k in shadow) if (oldest === undefined || (shadow[k] as number[])[2]! < (shadow[oldest] as number[])[2]!) oldest = k;
+        delete shadow[oldest as string];
+      }
+      shadow[key] = [1, y, seq];
+    };
+    const random = mulberry32(7);
+    let current = state;
+    for (let i = 0; i < 3000; i++) {
+      // mostly new items, some repeats of recent ones: every eviction path is taken
+      const key = random() < 0.6 ? `item-${i}` : `item-${Math.max(0, i - Math.floor(random() * 100))}`;
+      const correct = random() < 0.5;
+      applyGraded(current, params, undefined, { itemKey: key, objectives: ["A"], correct });
+      touch(key, correct ? 1 : 0, current.seq);
+      if (i % 700 === 0) current = structuredClone(current);
+      expect(current.items).toEqual(shadow);
+      expect(current.itemCount).toBe(Object.keys(shadow).length);
+    }
+  });
 });
 
 describe("updates", () => {
