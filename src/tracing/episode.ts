@@ -289,11 +289,7 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   }
   // Backward: b = likelihood of the rest given the state after step j's transition (normalized),
   // starting from what the objectives above say of "known now".
-  const above = 1 / (1 + Math.exp(-(context?.fromAbove ?? 0)));
-  let bk = above;
-  let bp = 1 - above;
-  let bu = 1 - above;
-  let bn = 1 - above;
+  const b = backwardStart(context);
   const known: number[] = new Array(m);
   const guessing: number[] = new Array(m);
   let learnOpp = 0;
@@ -307,13 +303,13 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
     const [eK, eP, eU] = em[j]!;
     const t = rate[j]!;
     // Joint of (state at j, its move) and everything from j on.
-    const jk = ak * eK * bk;
-    const jpStay = ap * eP * (1 - t) * bp;
-    const jpStep = ap * eP * t * bk;
-    const juStay = au * eU * (1 - t) * bu;
-    const juPartial = au * eU * t * phi * bp;
-    const juDirect = au * eU * t * (1 - phi) * bk;
-    const jn = an * eU * bn;
+    const jk = ak * eK * b.k;
+    const jpStay = ap * eP * (1 - t) * b.p;
+    const jpStep = ap * eP * t * b.k;
+    const juStay = au * eU * (1 - t) * b.u;
+    const juPartial = au * eU * t * phi * b.p;
+    const juDirect = au * eU * t * (1 - phi) * b.k;
+    const jn = an * eU * b.n;
     const z = jk + jpStay + jpStep + juStay + juPartial + juDirect + jn;
     known[j] = jk / z;
     guessing[j] = (juStay + juPartial + juDirect + jn) / z;
@@ -330,30 +326,9 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
         learned += moves;
       }
     }
-    // Step the backward message over step j (emission and transition).
-    const nbk = eK * bk;
-    const nbp = eP * (t * bk + (1 - t) * bp);
-    const nbu = eU * (t * phi * bp + t * (1 - phi) * bk + (1 - t) * bu);
-    const nbn = eU * bn;
-    const s = nbk + nbp + nbu + nbn;
-    bk = nbk / s;
-    bp = nbp / s;
-    bu = nbu / s;
-    bn = nbn / s;
+    retreat(b, eK, eP, eU, t, phi);
   }
-  // Before the first kept step: the prefix's paths (start K; from U: to K, to P, or still U; N).
-  const [k0, u0, n0] = start(r, context);
-  const below = context?.fromBelow ?? 1;
-  const byPrior = (priorOf(r) * below) / Math.max(1e-12, k0);
-  const mx = Math.max(pre.logK, pre.logU);
-  const eK0 = Math.exp(pre.logK - mx);
-  const eU0 = Math.exp(pre.logU - mx);
-  const startK = k0 * eK0 * bk;
-  const toK = u0 * way.reached * eU0 * bk;
-  const toP = u0 * way.partial * eU0 * bp;
-  const stayU = u0 * way.stay * eU0 * bu;
-  const startN = n0 * eU0 * bn;
-  const z = startK + toK + toP + stayU + startN;
+  const { toK, toP, stayU, z, knownAtStart } = startPaths(r, context, pre, way, b);
   const folded = e.foldedAnswers + e.foldedTaught;
   if (folded) {
     // Within the cap: the folded opportunities before the survival reached the risk, and the share
@@ -370,8 +345,8 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   return {
     known,
     guessing,
-    knownAtStart: (startK / z) * byPrior,
-    prerequisitesKnown: below * (r.startKnown ?? 1),
+    knownAtStart,
+    prerequisitesKnown: (context?.fromBelow ?? 1) * (r.startKnown ?? 1),
     learnOpportunities: learnOpp,
     learnings: learned,
     teachOpportunities: teachOpp,
@@ -379,4 +354,61 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
     partialEntries: toPartial,
     directEntries: direct,
   };
+}
+
+/** The backward message after the last step: what the objectives above say of "known now". */
+function backwardStart(context: EpisodeContext | undefined): Masses {
+  const above = 1 / (1 + Math.exp(-(context?.fromAbove ?? 0)));
+  return { k: above, p: 1 - above, u: 1 - above, n: 1 - above };
+}
+
+/** One step of the backward pass over a step (its emissions, then the moves at rate t), in place, normalized. */
+function retreat(b: Masses, eK: number, eP: number, eU: number, t: number, phi: number): void {
+  const nbk = eK * b.k;
+  const nbp = eP * (t * b.k + (1 - t) * b.p);
+  const nbu = eU * (t * phi * b.p + t * (1 - phi) * b.k + (1 - t) * b.u);
+  const nbn = eU * b.n;
+  const s = nbk + nbp + nbu + nbn;
+  b.k = nbk / s;
+  b.p = nbp / s;
+  b.u = nbu / s;
+  b.n = nbn / s;
+}
+
+/**
+ * Before the first kept step: the prefix's paths (start K; from U: to K, to P, or still U; N), given
+ * the backward message `b` there, their total, and P(known at the start by the prior).
+ */
+function startPaths(r: EpisodeRates, context: EpisodeContext | undefined, pre: Prefix, way: ReturnType<typeof passage>, b: Masses) {
+  const [k0, u0, n0] = start(r, context);
+  const below = context?.fromBelow ?? 1;
+  const byPrior = (priorOf(r) * below) / Math.max(1e-12, k0);
+  const mx = Math.max(pre.logK, pre.logU);
+  const eK0 = Math.exp(pre.logK - mx);
+  const eU0 = Math.exp(pre.logU - mx);
+  const startK = k0 * eK0 * b.k;
+  const toK = u0 * way.reached * eU0 * b.k;
+  const toP = u0 * way.partial * eU0 * b.p;
+  const stayU = u0 * way.stay * eU0 * b.u;
+  const startN = n0 * eU0 * b.n;
+  const z = startK + toK + toP + stayU + startN;
+  return { toK, toP, stayU, z, knownAtStart: (startK / z) * byPrior };
+}
+
+/**
+ * `smooth(e, r, context).knownAtStart`, the same number bit for bit, from the backward pass alone:
+ * what a prerequisite's episode says of a learner's start (reading.ts) needs no per-step posterior.
+ */
+export function knownAtStart(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeContext): number {
+  const learn = effectiveRate(r.objective.learn, r.speed);
+  const teach = effectiveRate(r.objective.teach, r.speed);
+  const phi = r.objective.gradual;
+  const b = backwardStart(context);
+  const steps = e.steps;
+  for (let j = steps.length - 1; j >= 0; j--) {
+    const step = steps[j]!;
+    const [eK, eP, eU] = emission(step, e, r);
+    retreat(b, eK, eP, eU, stepOutcome(step) === TAUGHT ? teach : learn, phi);
+  }
+  return startPaths(r, context, prefix(e, r, context), passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi), b).knownAtStart;
 }

@@ -5,7 +5,7 @@
  * Computed once per request; everything in it is lazy and memoized.
  */
 import type { LocalFactor } from "./beliefs";
-import { type EpisodeRates, forward, forwardAtSpeeds, smooth } from "./episode";
+import { type EpisodeRates, forward, forwardAtSpeeds, knownAtStart } from "./episode";
 import type { ObjectiveEvidence } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, slowTail, speedPosterior, weightsWithout } from "./speed";
@@ -19,6 +19,7 @@ export class LearnerReading {
   #speed: SpeedPosterior | undefined;
   readonly #factors = new Map<string, LocalFactor>();
   readonly #startKnown = new Map<string, number>();
+  readonly #knownAtStart = new Map<string, number>();
 
   /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
   constructor(
@@ -43,9 +44,19 @@ export class LearnerReading {
       p = 1;
       for (const q of this.prerequisites(objective)) {
         const e = this.evidence[q];
-        if (e && (e.steps.length || e.foldedAnswers)) p *= smooth(e, { ...episodeRates(this.population, q, 1), startKnown: this.startKnown(q) }).knownAtStart;
+        if (e && (e.steps.length || e.foldedAnswers)) p *= this.#knownAtStartOf(q, e);
       }
       this.#startKnown.set(objective, p);
+    }
+    return p;
+  }
+
+  /** P(known at the start of its own episode) of a prerequisite the learner worked on: once per objective, however many build on it. */
+  #knownAtStartOf(objective: string, e: ObjectiveEvidence): number {
+    let p = this.#knownAtStart.get(objective);
+    if (p === undefined) {
+      p = knownAtStart(e, { ...episodeRates(this.population, objective, 1), startKnown: this.startKnown(objective) });
+      this.#knownAtStart.set(objective, p);
     }
     return p;
   }
