@@ -138,23 +138,58 @@ function byObjective(delta: StatisticsDelta): Map<string, Share> {
   return groups;
 }
 
-/** `populationMessages` split by counting each objective's share as it goes (what the single message above is checked against). */
+/**
+ * `populationMessages` split by counting each objective's share as it goes (what the single message
+ * above is checked against). Each count is serialized once: a share's size and the messages' text are
+ * put together from its entries' JSON, the text JSON.stringify gives the parts (test), instead of
+ * every share stringified to be measured and again inside its message (docs/performance.md, ninth pass).
+ */
 export function splitPopulation(graphUuid: string, delta: StatisticsDelta): string[] {
   const messages: string[] = [];
-  let part = emptyDelta();
-  part.speed = delta.speed;
-  let bytes = utf8Bytes(populationBody(graphUuid, part));
+  const head = `{"graphUuid":${JSON.stringify(graphUuid)},"observations":[],"population":`;
+  let speed = delta.speed;
+  let part: Part = { objectives: [], items: [] };
+  const emptyBytes = () => utf8Bytes(populationBody(graphUuid, { ...emptyDelta(), speed }));
+  let bytes = emptyBytes();
+  const flush = () => {
+    messages.push(`${head}{"items":{${jsonOrder(part.items)}},"objectives":{${jsonOrder(part.objectives)}},"speed":${JSON.stringify(speed)}}}`);
+    part = { objectives: [], items: [] };
+    speed = emptyDelta().speed;
+  };
   for (const [objective, share] of byObjective(delta)) {
-    const size = utf8Bytes(JSON.stringify(share)) + objective.length * 2 + 8;
-    if (bytes + size > MESSAGE_BYTES && (Object.keys(part.objectives).length || Object.keys(part.items).length)) {
-      messages.push(populationBody(graphUuid, part));
-      part = emptyDelta();
-      bytes = utf8Bytes(populationBody(graphUuid, part));
+    const counts = share.objective && JSON.stringify(share.objective);
+    const items = Object.entries(share.items).map(([item, c]): Entry => [item, `${JSON.stringify(item)}:${JSON.stringify(c)}`]);
+    // utf8Bytes(JSON.stringify(share)): {"objective":…,"items":{…}}, the objective only when it has counts
+    let shareBytes = (counts ? 13 + utf8Length(counts) : 0) + 12 + Math.max(0, items.length - 1);
+    for (const [, text] of items) shareBytes += utf8Length(text);
+    const size = shareBytes + objective.length * 2 + 8;
+    if (bytes + size > MESSAGE_BYTES && (part.objectives.length || part.items.length)) {
+      flush();
+      bytes = emptyBytes();
     }
-    if (share.objective) part.objectives[objective] = share.objective;
-    Object.assign(part.items, share.items);
+    if (counts) part.objectives.push([objective, `${JSON.stringify(objective)}:${counts}`]);
+    part.items.push(...items);
     bytes += size;
   }
-  messages.push(populationBody(graphUuid, part));
+  flush();
   return messages;
 }
+
+/** A message's counts being put together: each entry's key and its `"key":value` text, in insertion order. */
+type Entry = [key: string, text: string];
+interface Part {
+  objectives: Entry[];
+  items: Entry[];
+}
+
+/** The entries joined in the order JSON.stringify writes an object's keys: array indices ascending first, then the others as inserted. */
+function jsonOrder(entries: Entry[]): string {
+  const indices = entries.filter(([k]) => isArrayIndex(k)).sort(([a], [b]) => Number(a) - Number(b));
+  if (indices.length === 0) return entries.map(([, t]) => t).join(",");
+  return [...indices, ...entries.filter(([k]) => !isArrayIndex(k))].map(([, t]) => t).join(",");
+}
+
+const isArrayIndex = (key: string) => /^(0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+
+/** UTF-8 length without encoding when the text is ASCII (JSON of our labels nearly always is). */
+const utf8Length = (text: string) => (/[\u0080-\uffff]/.test(text) ? utf8Bytes(text) : text.length);

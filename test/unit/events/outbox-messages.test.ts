@@ -107,8 +107,42 @@ describe("population deltas as messages", () => {
     return delta;
   };
 
+  /** The split as first written: each objective's share stringified to be counted, each message stringified from its parts. */
+  const stringifiedSplit = (delta: StatisticsDelta): string[] => {
+    const body = (part: StatisticsDelta) => JSON.stringify({ graphUuid: graph, observations: [], population: part });
+    const groups = new Map<string, { objective: StatisticsDelta["objectives"][string] | undefined; items: StatisticsDelta["items"] }>();
+    for (const [item, c] of Object.entries(delta.items)) {
+      const group = groups.get(c.objective) ?? { objective: undefined, items: {} };
+      group.items[item] = c;
+      groups.set(c.objective, group);
+    }
+    const ordered = new Map(
+      [...Object.keys(delta.objectives), ...groups.keys()].map((k) => [k, { objective: delta.objectives[k], items: groups.get(k)?.items ?? {} }]),
+    );
+    const messages: string[] = [];
+    let part = emptyDelta();
+    part.speed = delta.speed;
+    let bytes = utf8Bytes(body(part));
+    for (const [objective, share] of ordered) {
+      const size = utf8Bytes(JSON.stringify(share)) + objective.length * 2 + 8;
+      if (bytes + size > MESSAGE_BYTES && (Object.keys(part.objectives).length || Object.keys(part.items).length)) {
+        messages.push(body(part));
+        part = emptyDelta();
+        bytes = utf8Bytes(body(part));
+      }
+      if (share.objective) part.objectives[objective] = share.objective;
+      Object.assign(part.items, share.items);
+      bytes += size;
+    }
+    messages.push(body(part));
+    return messages;
+  };
+
   it("the same messages as the split that counts each objective, in one message or several", () => {
-    const deltas = [emptyDelta(), deltaOf(1, 0), deltaOf(51, 10), deltaOf(300, 4), deltaOf(2000, 3), deltaOf(600, 10, (i) => `${i}`)];
+    const mixed = deltaOf(900, 5, (i) => (i % 4 === 0 ? `${i}` : i % 4 === 1 ? `lref-é-${i}` : `lref-${i}`));
+    for (const [k, c] of Object.entries(mixed.items).slice(0, 40)) mixed.items[`${k.length * 1000 + Object.keys(mixed.items).length}`] = c;
+    const deltas = [emptyDelta(), deltaOf(1, 0), deltaOf(51, 10), deltaOf(300, 4), deltaOf(2000, 3), deltaOf(600, 10, (i) => `${i}`), mixed];
+    for (const delta of deltas) expect(splitPopulation(graph, delta)).toEqual(stringifiedSplit(delta));
     for (const delta of deltas) expect(populationMessages(graph, delta)).toEqual(splitPopulation(graph, delta));
     expect(populationMessages(graph, deltaOf(51, 10))).toHaveLength(1);
     expect(populationMessages(graph, deltaOf(2000, 3)).length).toBeGreaterThan(1);
