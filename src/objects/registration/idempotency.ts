@@ -9,6 +9,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
  */
 export class IdempotencyRecords {
   readonly #sql: SqlStorage;
+  /** records written by this instance (the only writer of its storage): a look-up can tell whether any was written since */
+  #written = 0;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -40,8 +42,22 @@ export class IdempotencyRecords {
     return { ...(JSON.parse(previous.outcome) as IngestOutcome), replayed: true };
   }
 
+  /** A mark to pass to `outcomeSince`. */
+  mark(): number {
+    return this.#written;
+  }
+
+  /**
+   * `outcomeFor` again after awaits, when `outcomeFor` found nothing at `mark`: with no record written
+   * since, nothing can have changed, and the second look-up is skipped (one query per event post).
+   */
+  outcomeSince(mark: number, key: string, fingerprint: string, nowMs: number): IngestOutcome | undefined {
+    return this.#written === mark ? undefined : this.outcomeFor(key, fingerprint, nowMs);
+  }
+
   /** Records the key's outcome (inside the caller's transaction) and drops records older than the TTL. */
   record(key: string, outcome: IngestOutcome, fingerprint: string, nowMs: number): void {
+    this.#written += 1;
     this.#sql.exec("DELETE FROM idempotency WHERE created_at <= ?", nowMs - IDEMPOTENCY_TTL_MS);
     this.#sql.exec(
       "INSERT OR REPLACE INTO idempotency (key, outcome, created_at, fingerprint) VALUES (?, ?, ?, ?)",

@@ -87,6 +87,7 @@ export class RegistrationObject extends DurableObject<Env> {
     if (this.#erased.get()) return ERASED;
     const key = request.idempotencyKey;
     const fingerprint = key ? await fingerprintOf(request) : "";
+    const mark = this.#idempotency.mark();
     const earlier = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
     if (earlier) return earlier;
     // Only a new request is checked against current data (goals, modules): a stored key was answered above.
@@ -99,7 +100,7 @@ export class RegistrationObject extends DurableObject<Env> {
     // Everything below is synchronous: no other request of this registration can interleave. The
     // awaits above let another request in (an erasure too), so that and the idempotency key are looked up again.
     if (this.#erased.get()) return ERASED;
-    const raced = key ? this.#idempotency.outcomeFor(key, fingerprint, request.nowMs) : undefined;
+    const raced = key ? this.#idempotency.outcomeSince(mark, key, fingerprint, request.nowMs) : undefined;
     if (raced) return raced;
     // xAPI statements already stored are skipped; a stored id with other content refuses the request.
     const statements = this.#statements.screen(request.events);
