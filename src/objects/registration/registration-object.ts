@@ -328,27 +328,7 @@ export class RegistrationObject extends DurableObject<Env> {
     }
     const state = this.#model.current();
     const before = comparedBefore(state);
-    const modelGraph = modelGraphFor(graph);
-    const observations: ItemObservation[] = [];
-    const interactions: ActivityEvent[] = [];
-    const logged: Parameters<EventLog["appendAll"]>[0] = [];
-    for (const { input, module } of accepted) {
-      const label = graph.graph.modules[module]?.label ?? input.moduleId;
-      const body = loggedBody(input);
-      // The item parameters in force are stored with the event, so a replay applies exactly the same update.
-      const item = items[label];
-      if (item && input.kind !== "recommendation-followed") body.item = item;
-      logged.push({ input, moduleLabel: label, body });
-      const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
-      if (!event) continue;
-      interactions.push({ endMs: input.occurredAt, durationMs: input.durationMs, graded: event.kind === "graded" });
-      const params = paramsWith(event.itemKey, item);
-      if (event.kind === "graded") {
-        const predicted = predictCorrect(state.learner, params, event, input.occurredAt);
-        observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
-      }
-      applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
-    }
+    const { logged, observations, interactions } = applyEvents(state, accepted, graph, items);
     this.#log.appendAll(logged, graph.graph.version, request.nowMs);
     this.#model.write(state);
     this.#population.markChanged(changedEvidence(before.tutor, state.tutor));
@@ -417,4 +397,33 @@ export class RegistrationObject extends DurableObject<Env> {
   async #preparedGoal(goal: GoalSpec) {
     return preparedGoalFor(goal, await this.#reads.graph(goal.graphUuid, goal.graphVersion));
   }
+}
+
+/**
+ * Applies a request's accepted events to the learner and tutor state in place, in order, and returns
+ * their log rows (each with the item parameters in force, so a replay applies exactly the same
+ * update), the graded answers' observations for item refinement and the interactions for the activity summary.
+ */
+function applyEvents(state: ModelState, accepted: ResolvedEvent[], graph: GraphIndex, items: Record<string, ItemEntry>) {
+  const modelGraph = modelGraphFor(graph);
+  const observations: ItemObservation[] = [];
+  const interactions: ActivityEvent[] = [];
+  const logged: Parameters<EventLog["appendAll"]>[0] = [];
+  for (const { input, module } of accepted) {
+    const label = graph.graph.modules[module]?.label ?? input.moduleId;
+    const body = loggedBody(input);
+    const item = items[label];
+    if (item && input.kind !== "recommendation-followed") body.item = item;
+    logged.push({ input, moduleLabel: label, body });
+    const event = learnerEventOf(graph, module, input.kind, input.correct, input.occurredAt);
+    if (!event) continue;
+    interactions.push({ endMs: input.occurredAt, durationMs: input.durationMs, graded: event.kind === "graded" });
+    const params = paramsWith(event.itemKey, item);
+    if (event.kind === "graded") {
+      const predicted = predictCorrect(state.learner, params, event, input.occurredAt);
+      observations.push({ module: label, objectives: [...event.objectives], correct: event.correct === true, predicted });
+    }
+    applyTutoredEvent(state.learner, state.tutor, params, modelGraph, event);
+  }
+  return { logged, observations, interactions };
 }
