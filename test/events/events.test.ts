@@ -1,6 +1,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signAccessToken } from "../../src/auth/access-token";
+import { MODEL_STATE_ID } from "../../src/objects/registration/model-state-store";
 import { createAccount, createInstance, type Json, newPartner, type Partner, register } from "../support/api";
 import { rawCall } from "../support/raw-call";
 import { eventCount, focusOf, learnerState, modelState, registrationObject, replayedModelState, replayedState } from "../support/registration-object";
@@ -310,6 +311,30 @@ describe("student events", () => {
     const model = await modelState(fresh.id);
     expect(model.tutor.seq).toBe(8);
     expect(await replayedModelState(fresh.id)).toEqual(model);
+  });
+
+  it("the learner state is stored with the id of the parameters that computed it, and is not rebuilt by a new instance", async () => {
+    const fresh = await register(f.p, (await createAccount(f.p)).id, f.li.id, "learner");
+    const token = await extraAdminToken(f.p);
+    const post = (module: string, m: number) =>
+      api("POST", "/v0/registrations/{id}/graded-events", {
+        token,
+        body: { module_id: module, interaction_end_time: minutesAgo(m), is_correct: true },
+        path: { id: fresh.id },
+      });
+    expect((await post("mref-a1", 5)).status).toBe(204);
+    const stub = registrationObject(fresh.id);
+    const stored = () => runInDurableObject(stub, async (_instance, state) => state.storage.kv.get<string>("model_params_id"));
+    expect(await stored()).toBe(MODEL_STATE_ID);
+    await evictDurableObject(stub);
+    expect((await post("mref-b1", 4)).status).toBe(204);
+    expect(await stored()).toBe(MODEL_STATE_ID);
+    // a marker the rebuild of a stale state would overwrite survives the next post: the state was not rebuilt
+    const current = await learnerState(fresh.id);
+    await runInDurableObject(stub, async (_instance, state) => state.storage.kv.put("learner_state", { ...current, marker: 1 }));
+    await evictDurableObject(stub);
+    expect((await post("mref-c1", 3)).status).toBe(204);
+    expect(await runInDurableObject(stub, async (_instance, state) => state.storage.kv.get<Record<string, unknown>>("learner_state")?.marker)).toBe(1);
   });
 
   it("a learner state kept under other model parameters (a recalibration) is rebuilt from the log", async () => {

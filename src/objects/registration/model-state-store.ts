@@ -33,6 +33,8 @@ export class ModelStateStore {
    * `stale()` on every call.
    */
   #fresh = false;
+  /** model_params_id is stored as MODEL_STATE_ID (read, or written by a committed transaction of this object) */
+  #idStored = false;
 
   constructor(kv: SyncKvStorage) {
     this.#kv = kv;
@@ -49,9 +51,10 @@ export class ModelStateStore {
   /** True when a stored state was computed under other parameters (or before the tutor state existed). */
   stale(): boolean {
     if (this.#fresh) return false;
-    // model_params_id is written with every state, so a state without it (or under another id) is stale;
+    // model_params_id is written with the first state, so a state without it (or under another id) is stale;
     // no stored state at all is not.
     const id = this.#kv.get<string>("model_params_id");
+    this.#idStored = id === MODEL_STATE_ID;
     const stale = id !== MODEL_STATE_ID && (id !== undefined || this.#kv.get("learner_state") !== undefined);
     this.#fresh = !stale;
     return stale;
@@ -61,7 +64,9 @@ export class ModelStateStore {
   write(state: ModelState): void {
     this.#kv.put("learner_state", state.learner);
     this.#kv.put("tutor_state", state.tutor);
-    this.#kv.put("model_params_id", MODEL_STATE_ID);
+    // the id is a constant of the code: written once, not with every state
+    if (!this.#idStored) this.#kv.put("model_params_id", MODEL_STATE_ID);
+    this.#idStored = true;
   }
 
   /** Makes a committed state the cached one (a failed transaction leaves the cache as it was). */
@@ -76,13 +81,25 @@ export class ModelStateStore {
    */
   discard(): void {
     this.#cached = undefined;
+    this.#idStored = false;
   }
 }
 
-/** The service parameters with the one item entry an event needs (the model reads no other item). */
+/**
+ * The service parameters with the one item entry an event needs (the model reads no other item):
+ * built once per entry of the isolate's item parameters (a batch of answers on one item shares it)
+ * instead of a copy per event.
+ */
 export function paramsWith(itemKey: string, item: ItemEntry | undefined): ModelParams {
-  return item ? { ...SERVICE_PARAMS, items: { [itemKey]: item } } : SERVICE_PARAMS;
+  if (!item) return SERVICE_PARAMS;
+  const built = withItem.get(item);
+  if (built?.itemKey === itemKey) return built.params;
+  const params = { ...SERVICE_PARAMS, items: { [itemKey]: item } };
+  withItem.set(item, { itemKey, params });
+  return params;
 }
+
+const withItem = new WeakMap<ItemEntry, { itemKey: string; params: ModelParams }>();
 
 /**
  * The model state rebuilt from the event log alone: the same steps with the item parameters stored
