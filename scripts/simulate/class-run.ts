@@ -75,12 +75,15 @@ interface Active {
   run: StudentRun;
   stuckRun: number;
   /** B's place in its curriculum */
-  curriculum?: { pos: number; streak: number; cursor: Map<number, number> };
+  curriculum?: { pos: number; streak: number; cursor: Map<number, number>; here: number; targetsClean: boolean };
 }
 
 function newRun(s: Student, learner: Learner): StudentRun {
   return { student: s.index, blocked: learner.blocked, steps: 0, masteredAt: learner.targetsMastered() ? 0 : null, redundant: 0, end: "cap", everStuck: false };
 }
+
+/** When the partner-sequenced practice (strategy B) ends: runClassB. */
+export type BStop = "mastered" | "observed";
 
 /** Strategy A for a whole class: do module_ids[0]; stop at ready, after STUCK_STOP stuck responses in a row, or at the cap. */
 export async function runClassA(world: World, engine: ClassSession): Promise<StudentRun[]> {
@@ -143,8 +146,16 @@ async function stepA(world: World, a: Active, cap: number, round: number): Promi
  * objective; passes repeat until one ends with the targets truly mastered (the end of the student's
  * practice), or the cap. After every answer the engine's status and progress is read, as a partner's
  * dashboard would. Steps to true mastery count to the answer after which the targets were mastered.
+ *
+ * `stop`: when the partner's practice ends. "mastered" (the default): after a pass that leaves the
+ * targets truly mastered. The simulator's oracle decides it, so a learner keeps practising exactly
+ * while not mastered: a longer record is itself evidence of no mastery that the engine cannot see
+ * (its reading and its estimates take the record as what any learner would have answered), and
+ * learners who master leave at once, with few chances to be reported complete. "observed": after a
+ * pass whose every target objective was answered right at its first three answers of the pass, a
+ * check a partner can make on what it observed, so the stop says nothing the answers do not.
  */
-export async function runClassB(world: World, engine: ClassSession): Promise<StudentRun[]> {
+export async function runClassB(world: World, engine: ClassSession, stop: BStop = "mastered"): Promise<StudentRun[]> {
   const cap = stepCap(world);
   const curriculum = world.scope.filter((o) => world.objectives[o]!.items.length > 0);
   const active: Active[] = [];
@@ -157,7 +168,7 @@ export async function runClassB(world: World, engine: ClassSession): Promise<Stu
       session: await engine.student(s),
       run: newRun(s, learner),
       stuckRun: 0,
-      curriculum: { pos: 0, streak: 0, cursor: new Map() },
+      curriculum: { pos: 0, streak: 0, cursor: new Map(), here: 0, targetsClean: true },
     };
     if (a.run.masteredAt === 0) {
       a.run.end = "mastered";
@@ -168,7 +179,7 @@ export async function runClassB(world: World, engine: ClassSession): Promise<Stu
   for (let round = 0; active.length; round++) {
     for (let i = 0; i < active.length; ) {
       const a = active[i] as Active;
-      if (await stepB(world, curriculum, a, cap, round)) {
+      if (await stepB(world, curriculum, a, cap, round, stop)) {
         done.push(a.run);
         finished.push(a);
         active.splice(i, 1);
@@ -186,7 +197,7 @@ export async function runClassB(world: World, engine: ClassSession): Promise<Stu
   return done.sort((x, y) => x.student - y.student);
 }
 
-async function stepB(world: World, curriculum: number[], a: Active, cap: number, round: number): Promise<boolean> {
+async function stepB(world: World, curriculum: number[], a: Active, cap: number, round: number, stop: BStop): Promise<boolean> {
   const { run, learner } = a;
   const c = a.curriculum as NonNullable<Active["curriculum"]>;
   const o = curriculum[c.pos % curriculum.length] as number;
@@ -197,11 +208,19 @@ async function stepB(world: World, curriculum: number[], a: Active, cap: number,
   const correct = learner.work(item);
   run.steps += 1;
   c.streak = correct ? c.streak + 1 : 0;
+  c.here += 1;
   let passDone = false;
+  let targetsClean = false;
   if (c.streak >= 3) {
+    if (world.targets.includes(o) && c.here > 3) c.targetsClean = false;
     c.pos += 1;
     c.streak = 0;
+    c.here = 0;
     passDone = c.pos % curriculum.length === 0;
+    if (passDone) {
+      targetsClean = c.targetsClean;
+      c.targetsClean = true;
+    }
   }
   await a.session.send(world.items[item]!.id, correct, T0 + round * STEP_MS);
   const mastered = learner.targetsMastered();
@@ -212,9 +231,9 @@ async function stepB(world: World, curriculum: number[], a: Active, cap: number,
     run.everComplete = true;
     if (!mastered) run.falseComplete = true;
   }
-  // The partner's practice ends with a pass of its sequence after which the targets are truly mastered.
-  if ((passDone && mastered) || run.steps >= cap) {
-    run.end = mastered ? "mastered" : "cap";
+  // The partner's practice ends after a pass of its sequence (`stop`: one that leaves the targets truly mastered, or one whose targets were right at once), or at the cap.
+  if ((stop === "mastered" ? passDone && mastered : targetsClean) || run.steps >= cap) {
+    run.end = mastered ? "mastered" : "cap"; // ("cap": ended without mastery, the observed stop included)
     run.completeAtEnd = st.status === "complete";
     return true;
   }

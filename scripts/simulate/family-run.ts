@@ -1,9 +1,9 @@
 /**
  * The engine on the world family, in process: `npx tsx scripts/simulate/family-run.ts [--worlds 30]
- * [--first 1] [--students 200] [--no-learning]` prints a row per world and the family table (the
+ * [--first 1] [--students 200] [--no-learning] [--b-stop mastered|observed]` prints a row per world and the family table (the
  * median and the worst of each figure, and on how many worlds its target is met).
  */
-import { runClassA, runClassB, runClassC, runClassD } from "./class-run";
+import { type BStop, runClassA, runClassB, runClassC, runClassD } from "./class-run";
 import { describe, familyParams } from "./family";
 import { familyTable, figures, WORLD_HEADER, type WorldFigures, worldRow } from "./family-metrics";
 import { inProcessClass } from "./in-process";
@@ -16,6 +16,8 @@ function arg(name: string, fallback: string): string {
 const worlds = Number(arg("worlds", "30"));
 const first = Number(arg("first", "1"));
 const students = Number(arg("students", "200"));
+const bStop = arg("b-stop", "mastered") as BStop;
+if (bStop !== "mastered" && bStop !== "observed") throw new Error("--b-stop: mastered or observed");
 const only = arg("only", "").split(",").filter(Boolean).map(Number);
 const engine = inProcessClass({ learn: !process.argv.includes("--no-learning") });
 const rows: WorldFigures[] = [];
@@ -25,7 +27,7 @@ for (const seed of seeds) {
   const world = generateWorld(familyParams(seed, students), seed, `family ${seed}`);
   const t0 = performance.now();
   const a = await runClassA(world, await engine(world, "A"));
-  const b = await runClassB(world, await engine(world, "B"));
+  const b = await runClassB(world, await engine(world, "B"), bStop);
   const f = figures(a, b, runClassC(world), runClassD(world));
   rows.push(f);
   console.log(worldRow(`${seed} ${describe(world.params)} sc${world.scope.length}`, f));
