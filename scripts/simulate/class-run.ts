@@ -143,19 +143,20 @@ async function stepA(world: World, a: Active, cap: number, round: number): Promi
 /**
  * Strategy B for a whole class, sequenced by the partner (never asking for a recommendation): the
  * scope's objectives in topological order, assessment items in turn until 3 correct in a row per
- * objective; passes repeat until one ends with the targets truly mastered (the end of the student's
- * practice), or the cap. After every answer the engine's status and progress is read, as a partner's
+ * objective; passes repeat until the partner's stop (below) ends the student's practice, or the cap.
+ * After every answer the engine's status and progress is read, as a partner's
  * dashboard would. Steps to true mastery count to the answer after which the targets were mastered.
  *
- * `stop`: when the partner's practice ends. "mastered" (the default): after a pass that leaves the
- * targets truly mastered. The simulator's oracle decides it, so a learner keeps practising exactly
- * while not mastered: a longer record is itself evidence of no mastery that the engine cannot see
- * (its reading and its estimates take the record as what any learner would have answered), and
- * learners who master leave at once, with few chances to be reported complete. "observed": after a
- * pass whose every target objective was answered right at its first three answers of the pass, a
- * check a partner can make on what it observed, so the stop says nothing the answers do not.
+ * `stop`: when the partner's practice ends. "observed" (the default): after a pass whose every
+ * target objective was answered right at its first three answers of the pass, a check a partner can
+ * make on what it observed, so the stop says nothing the answers do not. "mastered" (the family's
+ * stop until 2026-11-26, kept for comparison): after a pass that leaves the targets truly mastered.
+ * No partner can see that: the simulator's oracle decides it, so a learner keeps practising exactly
+ * while not mastered, a longer record is itself evidence of no mastery that the engine cannot see
+ * (its reading and its estimates take the record as what any learner would have answered: the
+ * targets' slip ran to its bound, docs/recommendation.md), and learners who master leave at once.
  */
-export async function runClassB(world: World, engine: ClassSession, stop: BStop = "mastered"): Promise<StudentRun[]> {
+export async function runClassB(world: World, engine: ClassSession, stop: BStop = "observed"): Promise<StudentRun[]> {
   const cap = stepCap(world);
   const curriculum = world.scope.filter((o) => world.objectives[o]!.items.length > 0);
   const active: Active[] = [];

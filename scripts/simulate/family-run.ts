@@ -1,6 +1,6 @@
 /**
  * The engine on the world family, in process: `npx tsx scripts/simulate/family-run.ts [--worlds 30]
- * [--first 1] [--students 200] [--no-learning] [--b-stop mastered|observed]` prints a row per world and the family table (the
+ * [--first 1] [--students 200] [--no-learning] [--b-stop observed|mastered]` prints a row per world and the family table (the
  * median and the worst of each figure, and on how many worlds its target is met).
  */
 import { type BStop, runClassA, runClassB, runClassC, runClassD } from "./class-run";
@@ -16,7 +16,7 @@ function arg(name: string, fallback: string): string {
 const worlds = Number(arg("worlds", "30"));
 const first = Number(arg("first", "1"));
 const students = Number(arg("students", "200"));
-const bStop = arg("b-stop", "mastered") as BStop;
+const bStop = arg("b-stop", "observed") as BStop;
 if (bStop !== "mastered" && bStop !== "observed") throw new Error("--b-stop: mastered or observed");
 const only = arg("only", "").split(",").filter(Boolean).map(Number);
 const engine = inProcessClass({ learn: !process.argv.includes("--no-learning") });
