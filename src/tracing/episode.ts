@@ -252,40 +252,24 @@ export function smooth(e: ObjectiveEvidence, r: EpisodeRates, context?: EpisodeC
   const steps = e.steps;
   const m = steps.length;
   const way = passage(e.foldedAnswers, e.foldedTaught, learn, teach, phi);
-  // Counted: the kept steps taken while the survival in U (from the episode's start) was above the risk.
-  const counted: boolean[] = new Array(m);
-  let survival = way.stay;
-  for (const [j, step] of steps.entries()) {
-    counted[j] = survival > risk;
-    survival *= 1 - (stepOutcome(step) === TAUGHT ? teach : learn);
-  }
-  // Forward, normalized per step: a[j] = state masses (K, P, U, N) at step j before its emission.
+  // Forward, normalized per step: a[j] = state masses (K, P, U, N) at step j before its emission;
+  // counted[j]: step j was taken while the survival in U (from the episode's start) was above the risk.
   const a: [number, number, number, number][] = [];
   const em: [number, number, number][] = [];
   const rate: number[] = [];
+  const counted: boolean[] = [];
   const z0 = pre.k + pre.p + pre.u + pre.n;
-  let k = pre.k / z0;
-  let p = pre.p / z0;
-  let u = pre.u / z0;
-  let n = pre.n / z0;
+  const at: Masses = { k: pre.k / z0, p: pre.p / z0, u: pre.u / z0, n: pre.n / z0 };
+  let survival = way.stay;
   for (const step of steps) {
-    a.push([k, p, u, n]);
+    a.push([at.k, at.p, at.u, at.n]);
     const e3 = emission(step, e, r);
     em.push(e3);
     const t = stepOutcome(step) === TAUGHT ? teach : learn;
     rate.push(t);
-    const fk = k * e3[0];
-    const fp = p * e3[1];
-    const fu = u * e3[2];
-    k = fk + t * fp + t * (1 - phi) * fu;
-    p = (1 - t) * fp + t * phi * fu;
-    u = (1 - t) * fu;
-    n = n * e3[2];
-    const z = k + p + u + n;
-    k /= z;
-    p /= z;
-    u /= z;
-    n /= z;
+    counted.push(survival > risk);
+    survival *= 1 - t;
+    advance(at, e3[0], e3[1], e3[2], t, phi);
   }
   // Backward: b = likelihood of the rest given the state after step j's transition (normalized),
   // starting from what the objectives above say of "known now".
