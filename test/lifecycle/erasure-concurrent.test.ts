@@ -1,11 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/client";
-import type { IngestRequest } from "../../src/objects/registration/rpc";
 import { claimStatements } from "../../src/services/xapi";
 import type { MappedStatement } from "../../src/services/xapi-mapping";
 import { createAccount, createInstance, freshAdminToken, type Json, newPartner, register } from "../support/api";
-import { createGoal } from "../support/goals";
+import { ingestNamingGoal } from "../support/ingest-request";
 import { graded, receipt, requestAccountErasure } from "../support/lifecycle";
 import { registrationObject } from "../support/registration-object";
 import { scanD1, scanObjects } from "../support/storage-scan";
@@ -90,28 +89,11 @@ describe("erasure while events are posted", () => {
 
   it("an event that passed the registration check before the erasure and reaches the object during it is refused; the object keeps only its tombstone", async () => {
     const p = await newPartner("Racing event partner");
-    const li = await createInstance(p);
-    const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
-    const goal = await createGoal(p, li.id);
+    // naming a goal makes the object read D1 before it stores anything, which lets the erasure in
+    const { reg, request } = await ingestNamingGoal(p);
     expect(
       (await api("POST", "/v0/registrations/{id}/graded-events", { token: p.adminToken, body: graded("mref-a1", true), path: { id: reg.id } })).status,
     ).toBe(204);
-    const graph = (await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: "gref-demo" } })).body;
-    const nowMs = Date.now();
-    // what the event route hands the object once D1 said the registration exists; naming a goal makes
-    // the object read D1 before it stores anything, which lets the erasure in
-    const request: IngestRequest = {
-      registrationId: reg.id,
-      accountId: reg.account_id,
-      registrationCreatedAt: nowMs,
-      learningInstanceId: li.id,
-      graphUuid: graph.id,
-      graphVersion: graph.version,
-      events: [{ kind: "graded", moduleId: "mref-b1", occurredAt: nowMs - 1000, path: "body.module_id", correct: true, goalId: goal.id }],
-      goals: [{ goalId: goal.id, path: "body.goal_id" }],
-      ignoreInvalidModuleIds: false,
-      nowMs,
-    };
     const stub = registrationObject(reg.id);
     const [outcome, counts] = await Promise.all([stub.ingest(request), stub.erase()]);
     expect(outcome).toMatchObject({ ok: false, status: 404 });
