@@ -74,6 +74,23 @@ describe("population estimates", () => {
     expect(session.rates().version).not.toBe("prior");
   });
 
+  it("read a fast-learning class whose learners' speeds differ at its own learning rate, the learners' speeds centred on the typical learner", async () => {
+    // learning 0.45 per opportunity for the typical learner, speeds ×0.5 … ×2, 30 objectives (enough
+    // evidence per learner to read its speed): the linear weight of a speed (statistics.ts, before the
+    // effective rate's weight) read this class's rate as 0.26 and the spread of speeds as 0.64
+    const world = generateWorld(
+      { ...WORLD, objectives: 30, maxPrereqs: 3, window: 6, guess: [0.2, 0.2], learn: [0.45, 0.45], learnerSpread: 0.5, students: 60 },
+      21,
+    );
+    const factory = inProcessClass();
+    const session = (await factory(world, "B")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    await runClassB(world, session);
+    const rates = session.rates();
+    expect(Math.abs(rates.graph.learn - 0.45)).toBeLessThan(0.08);
+    expect(Math.abs(rates.graph.guess - 0.2)).toBeLessThan(0.04);
+    expect(Math.abs(rates.speedSpread - 0.5)).toBeLessThan(0.1);
+  });
+
   it("brings a partner-sequenced class to complete: most learners who truly mastered the goal are reported complete, none falsely", async () => {
     // (guess 0.05: three right answers in a row are then strong enough evidence for the 0.95 level,
     // whether learning is read as a switch or along a curve; with guessing more likely a partner's
