@@ -1,7 +1,11 @@
 /**
  * The engine on the world family, in process: `npx tsx scripts/simulate/family-run.ts [--worlds 30]
- * [--first 1] [--students 200] [--no-learning] [--b-stop observed|mastered]` prints a row per world and the family table (the
- * median and the worst of each figure, and on how many worlds its target is met).
+ * [--first 1] [--students 200] [--no-learning] [--b-stop observed|mastered] [--refresh-rounds 1]` prints a row per world and
+ * the family table (the median and the worst of each figure, and on how many worlds its target is met).
+ * `--refresh-rounds N`: the class's rates re-estimated every N rounds instead of every round (over HTTP
+ * a round of 40 learners takes a few seconds, while the service brings its rates up to date within
+ * 60 s: the class then runs 10-20 rounds on each copy of its rates, which a real class, at 45 s or
+ * more per answer, does not).
  */
 import { type BStop, runClassA, runClassB, runClassC, runClassD } from "./class-run";
 import { describe, familyParams } from "./family";
@@ -19,7 +23,9 @@ const students = Number(arg("students", "200"));
 const bStop = arg("b-stop", "observed") as BStop;
 if (bStop !== "mastered" && bStop !== "observed") throw new Error("--b-stop: mastered or observed");
 const only = arg("only", "").split(",").filter(Boolean).map(Number);
-const engine = inProcessClass({ learn: !process.argv.includes("--no-learning") });
+const refreshRounds = Number(arg("refresh-rounds", "1"));
+if (!(Number.isInteger(refreshRounds) && refreshRounds >= 1)) throw new Error("--refresh-rounds: a whole number of rounds, 1 or more");
+const engine = inProcessClass({ learn: !process.argv.includes("--no-learning"), refreshRounds });
 const rows: WorldFigures[] = [];
 console.log(WORLD_HEADER);
 const seeds = only.length ? only : Array.from({ length: worlds }, (_, i) => first + i);
