@@ -16,6 +16,7 @@ import { estimateRates } from "../../src/tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../../src/tracing/rates";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../../src/tracing/statistics";
 import type { ClassFactory, ClassSession } from "./class-run";
+import { type RateFamily, trueRates, withEstimated } from "./true-rates";
 import { goalBody, graphDocument, type World } from "./world";
 
 export const REFRESH_ROUNDS = 1;
@@ -50,25 +51,46 @@ export function compileWorld(world: World, behavior: AdaptiveBehavior = "practic
   return { index, prepared: prepareGoal(body, labels, index) };
 }
 
-/** A class on the world's graph and goal; `learn: false` keeps the prior rates (no population learning). */
-export function inProcessClass(options: { behavior?: AdaptiveBehavior; learn?: boolean; refreshRounds?: number } = {}): ClassFactory {
-  return async (world) => classSession(compileWorld(world, options.behavior), options.learn ?? true, options.refreshRounds ?? REFRESH_ROUNDS);
+export interface InProcessOptions {
+  behavior?: AdaptiveBehavior;
+  /** false: the prior rates throughout (no population learning) */
+  learn?: boolean;
+  refreshRounds?: number;
+  /** decide on the world's true rates (true-rates.ts) with only these families estimated from the class ([] : all true) */
+  trueRatesBut?: readonly RateFamily[];
 }
 
-function classSession({ index, prepared }: Compiled, learn: boolean, refreshRounds: number): ClassSession & { rates(): PopulationRates } {
+/** A class on the world's graph and goal. */
+export function inProcessClass(options: InProcessOptions = {}): ClassFactory {
+  return async (world) => {
+    const truth = options.trueRatesBut ? trueRates(world) : undefined;
+    const decideOn = truth
+      ? (estimate: PopulationRates) => withEstimated(world, truth, estimate, options.trueRatesBut ?? [])
+      : (estimate: PopulationRates) => estimate;
+    return classSession(compileWorld(world, options.behavior), options.learn ?? true, options.refreshRounds ?? REFRESH_ROUNDS, decideOn);
+  };
+}
+
+function classSession(
+  { index, prepared }: Compiled,
+  learn: boolean,
+  refreshRounds: number,
+  /** the rates the class's decisions use, from the engine's current estimate */
+  decideOn: (estimate: PopulationRates) => PopulationRates,
+): ClassSession & { rates(): PopulationRates } {
   const prereqs = new Map(
     index.graph.objectives.map((label, o) => [label, (index.graph.prerequisites[o] ?? []).map((p) => index.graph.objectives[p] as string)]),
   );
   const prerequisites = (label: string) => prereqs.get(label) ?? [];
   const totals = emptyDelta();
   let pending: StatisticsDelta = emptyDelta();
-  let population: PopulationRates = priorPopulation();
+  let population: PopulationRates = decideOn(priorPopulation());
   let version = 0;
   const refresh = () => {
     if (!learn) return;
     accumulate(totals, pending);
     pending = emptyDelta();
-    population = estimateRates(totals, `sim:${++version}`);
+    population = decideOn(estimateRates(totals, `sim:${++version}`));
   };
   return {
     /** the rates the class's decisions use now (for inspection) */
