@@ -7,6 +7,7 @@
  * bound (learning is a switch), blocked at the engine's fixed rate. Only discrete worlds: a continuous
  * skill has no rates of this model to be true to.
  */
+import { clamp } from "../../src/model/math";
 import { BOUNDS, type ItemRates, itemRates, type ObjectiveRates, objectiveRates, type PopulationRates, PRIORS } from "../../src/tracing/rates";
 import type { World } from "./world";
 
@@ -15,7 +16,6 @@ export const RATE_FAMILIES = ["guess", "slip", "prior", "learn", "gradual", "spr
 export type RateFamily = (typeof RATE_FAMILIES)[number];
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-const clamp = (x: number, [lo, hi]: readonly [number, number]) => Math.min(hi, Math.max(lo, x));
 
 export function trueRates(world: World): PopulationRates {
   if (world.params.kind !== "discrete") throw new Error("true rates: a discrete world only");
@@ -27,13 +27,13 @@ export function trueRates(world: World): PopulationRates {
     const its = objective.items.map((i) => world.items[i]!);
     for (const it of its) items[it.id] = { guess: it.guess, slip: it.slip };
     const ready = world.students.filter((s) => objective.prereqs.every((p) => s.known[p]));
-    const learn = clamp(objective.learn * typical, BOUNDS.learn);
+    const learn = clamp(objective.learn * typical, ...BOUNDS.learn);
     objectives[objective.id] = {
       guess: mean(its.map((it) => it.guess)),
       slip: mean(its.map((it) => it.slip)),
-      prior: clamp(ready.length ? ready.filter((s) => s.known[o]).length / ready.length : PRIORS.prior.mean, BOUNDS.prior),
+      prior: clamp(ready.length ? ready.filter((s) => s.known[o]).length / ready.length : PRIORS.prior.mean, ...BOUNDS.prior),
       learn,
-      teach: clamp(learn * world.params.instructionBoost, BOUNDS.learn),
+      teach: clamp(learn * world.params.instructionBoost, ...BOUNDS.learn),
       blocked: PRIORS.blocked.mean,
       gradual: BOUNDS.gradual[0],
     };
@@ -49,7 +49,7 @@ export function trueRates(world: World): PopulationRates {
     gradual: BOUNDS.gradual[0],
   };
   const spread = Math.sqrt(mean(logSpeeds.map((l) => (l - Math.log(typical)) ** 2)));
-  return { version: "truth", graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };
+  return { version: "truth", graph, objectives, items, speedSpread: clamp(spread, ...BOUNDS.speedSpread) };
 }
 
 /** The true rates with the named families taken from `estimate` (an item the estimate lacks: its objective's estimate, as the engine reads it). */

@@ -1,33 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { trueRates, withEstimated } from "../../../scripts/simulate/true-rates";
-import { generateWorld, type WorldParams } from "../../../scripts/simulate/world";
+import { generateWorld, SMALL } from "../../../scripts/simulate/world";
 import { priorPopulation } from "../../../src/tracing/rates";
 
 /** The simulator's true rates (what the family's `--true-rates` runs decide on) are the world's, in the engine's terms. */
-const WORLD: WorldParams = {
-  objectives: 8,
-  maxPrereqs: 1,
-  window: 2,
-  rootShare: 0.15,
-  itemsPerObjective: [3, 3],
-  instructionShare: 0,
-  maxInstruction: 1,
-  guess: [0.1, 0.3],
-  slip: [0.05, 0.15],
-  learn: [0.2, 0.2],
-  learnerSpread: 0.3,
-  speedRange: [0.5, 2],
-  instructionBoost: 1,
-  known: [0.2, 0.6],
-  blockedShare: 0,
-  students: 50,
-  targets: 1,
-  remediationDepth: "maximum",
-  kind: "discrete",
-};
-
 describe("a discrete world's true rates", () => {
-  const world = generateWorld(WORLD, 5);
+  const world = generateWorld({ ...SMALL, students: 50, instructionShare: 0 }, 5);
   const truth = trueRates(world);
 
   it("give every item its guess and slip, and every objective the share of the class that knew it among those who knew its prerequisites", () => {
@@ -52,6 +30,6 @@ describe("a discrete world's true rates", () => {
   });
 
   it("are refused for a continuous world, which has none", () => {
-    expect(() => trueRates(generateWorld({ ...WORLD, kind: "continuous" }, 5))).toThrow(/discrete/);
+    expect(() => trueRates(generateWorld({ ...SMALL, students: 50, instructionShare: 0, kind: "continuous" }, 5))).toThrow(/discrete/);
   });
 });
