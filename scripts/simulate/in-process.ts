@@ -60,8 +60,11 @@ export interface InProcessOptions {
   trueRatesBut?: readonly RateFamily[];
 }
 
+/** A class in process, with the rates its decisions use now (for inspection). */
+export type InProcessSession = ClassSession & { rates(): PopulationRates };
+
 /** A class on the world's graph and goal. */
-export function inProcessClass(options: InProcessOptions = {}): ClassFactory {
+export function inProcessClass(options: InProcessOptions = {}): (...args: Parameters<ClassFactory>) => Promise<InProcessSession> {
   return async (world) => {
     const truth = options.trueRatesBut ? trueRates(world) : undefined;
     const decideOn = truth
@@ -77,7 +80,7 @@ function classSession(
   refreshRounds: number,
   /** the rates the class's decisions use, from the engine's current estimate */
   decideOn: (estimate: PopulationRates) => PopulationRates,
-): ClassSession & { rates(): PopulationRates } {
+): InProcessSession {
   const prereqs = new Map(
     index.graph.objectives.map((label, o) => [label, (index.graph.prerequisites[o] ?? []).map((p) => index.graph.objectives[p] as string)]),
   );

@@ -54,8 +54,7 @@ function itemError(world: World, rates: PopulationRates): { guess: number; slip:
 describe("population estimates", () => {
   it("move toward the true guess and learning rate as a simulated class answers", async () => {
     const world = generateWorld(WORLD, 11);
-    const factory = inProcessClass();
-    const session = (await factory(world, "B")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    const session = await inProcessClass()(world, "B");
     const snapshots: PopulationRates[] = [];
     const tick = session.tick.bind(session);
     session.tick = async (round) => {
@@ -82,8 +81,7 @@ describe("population estimates", () => {
       { ...WORLD, objectives: 30, maxPrereqs: 3, window: 6, guess: [0.2, 0.2], learn: [0.45, 0.45], learnerSpread: 0.5, students: 60 },
       21,
     );
-    const factory = inProcessClass();
-    const session = (await factory(world, "B")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    const session = await inProcessClass()(world, "B");
     await runClassB(world, session);
     const rates = session.rates();
     expect(Math.abs(rates.graph.learn - 0.45)).toBeLessThan(0.08);
@@ -111,8 +109,7 @@ describe("population estimates", () => {
     // "Why the partner-sequenced false completes are high on discrete worlds"). Stopped on the answers
     // alone, the same engine reads the world's rates and its completes hold.
     const world = generateWorld({ ...WORLD, students: 40 }, 16);
-    const factory = inProcessClass();
-    const session = (await factory(world, "B")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    const session = await inProcessClass()(world, "B");
     const runs = await runClassB(world, session, "observed");
     const target = objectiveRates(session.rates(), world.objectives[world.targets[0] as number]?.id ?? "");
     expect(Math.abs(target.slip - 0.05)).toBeLessThan(0.03);
@@ -138,8 +135,7 @@ describe("population estimates", () => {
 describe("replay", () => {
   it("is deterministic given the rates version: the same log and the same rates give the same decisions", async () => {
     const world = generateWorld({ ...WORLD, students: 12 }, 14);
-    const factory = inProcessClass();
-    const session = (await factory(world, "A")) as Awaited<ReturnType<typeof factory>> & { rates(): PopulationRates };
+    const session = await inProcessClass()(world, "A");
     await runClassA(world, session);
     const rates = session.rates();
     const { prepared, index } = compileWorld(world);
