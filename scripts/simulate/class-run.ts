@@ -61,7 +61,7 @@ export interface StudentRun {
 }
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
-const STEP_MS = 45_000;
+export const STEP_MS = 45_000;
 
 /** Cap on steps per student: generous against the scope size (B needs ≥ 3 per objective; slow learners on deep scopes need many more). */
 export function stepCap(world: World): number {

@@ -4,18 +4,30 @@
  * request the policy on the goal prepared from the graph's runtime form with the population's current
  * rates. The class's statistics are gathered as the queue does and turned into rates every
  * REFRESH_ROUNDS rounds (a round is one step of every student, about 45 s of a class: the service
- * refreshes within 60 s).
+ * refreshes within 60 s). A student whose evidence did not change re-reads it under newer rates as
+ * the registration's alarm does (src/tracing/reread.ts): every REREAD_EVERY_MS of rounds, up to
+ * REREAD_LIMIT times or until a re-reading moves nothing.
  */
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
 import { resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
 import { type GraphIndex, indexGraph } from "../../src/graphs/runtime-graph";
-import { type AdaptiveBehavior, GoalAnalysis, goalStatusWith, initialTutorState, type PreparedGoal, prepareGoal, recommendWith } from "../../src/policy";
+import {
+  type AdaptiveBehavior,
+  GoalAnalysis,
+  goalStatusWith,
+  initialTutorState,
+  type PreparedGoal,
+  prepareGoal,
+  recommendWith,
+  type TutorState,
+} from "../../src/policy";
 import { updateTutorState } from "../../src/policy/tutor-state";
 import { type Contributions, contribute, emptyContributions } from "../../src/tracing/contribute";
 import { estimateRates } from "../../src/tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../../src/tracing/rates";
+import { REREAD_EVERY_MS, REREAD_LIMIT, reread } from "../../src/tracing/reread";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../../src/tracing/statistics";
-import type { ClassFactory, ClassSession } from "./class-run";
+import { type ClassFactory, type ClassSession, STEP_MS } from "./class-run";
 import { type RateFamily, trueRates, withEstimated } from "./true-rates";
 import { goalBody, graphDocument, type World } from "./world";
 
@@ -89,6 +101,26 @@ function classSession(
   let pending: StatisticsDelta = emptyDelta();
   let population: PopulationRates = decideOn(priorPopulation());
   let version = 0;
+  /** each student's evidence and what it contributed, the rounds since, the re-readings since its evidence changed, the rates it was read with */
+  const readers: { tutor: TutorState; contributions: Contributions; idle: number; rereads: number; version: string }[] = [];
+  /** After a round: the students idle long enough re-read (their deltas go with the next refresh). */
+  const rereadIdle = () => {
+    for (const r of readers) {
+      r.idle += 1;
+      if (!learn || r.rereads >= REREAD_LIMIT || r.idle * STEP_MS < REREAD_EVERY_MS) continue;
+      r.idle = 0;
+      r.rereads += 1;
+      if (population.version === r.version) continue;
+      const read = reread(r.tutor.obj, population, prerequisites, r.contributions);
+      if (!read) {
+        r.rereads = REREAD_LIMIT;
+        continue;
+      }
+      accumulate(pending, read.delta);
+      r.contributions = read.contributions;
+      r.version = population.version;
+    }
+  };
   const refresh = () => {
     if (!learn) return;
     accumulate(totals, pending);
@@ -99,6 +131,7 @@ function classSession(
     /** the rates the class's decisions use now (for inspection) */
     rates: () => population,
     async tick(round) {
+      rereadIdle();
       if ((round + 1) % refreshRounds === 0) refresh();
     },
     async settle() {
@@ -106,7 +139,8 @@ function classSession(
     },
     async student() {
       const tutor = initialTutorState();
-      const contributions: Contributions = emptyContributions();
+      const reader = { tutor, contributions: emptyContributions(), idle: 0, rereads: 0, version: population.version };
+      readers.push(reader);
       let now = 0;
       const analysis = () => new GoalAnalysis(prepared, tutor, population, now);
       return {
@@ -145,7 +179,10 @@ function classSession(
               : { kind: "graded", itemKey: m.label, objectives, correct, timeMs },
           );
           // as the service does (objects/registration/population-share.ts): every objective worked on, re-read
-          if (learn) contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, contributions, pending);
+          if (learn) {
+            contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, reader.contributions, pending);
+            Object.assign(reader, { idle: -1, rereads: 0, version: population.version });
+          }
           now = timeMs;
         },
       };

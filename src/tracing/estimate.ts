@@ -29,10 +29,10 @@ function guessSlip(c: AnswerSums, above: ItemRates, weight: number): ItemRates {
   return { guess: Math.min(guess, 0.9 - slip), slip };
 }
 
-function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: ObjectiveRates, weight: number): ObjectiveRates {
+function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: ObjectiveRates, weight: number, priorWeight = weight): ObjectiveRates {
   return {
     ...guessSlip(answers, above, weight),
-    prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, weight), BOUNDS.prior),
+    prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, priorWeight), BOUNDS.prior),
     learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, weight), BOUNDS.learn),
     teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, weight), BOUNDS.learn),
     blocked: PRIORS.blocked.mean,
@@ -66,7 +66,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     blocked: PRIORS.blocked.mean,
     gradual: PRIORS.gradual.mean,
   };
-  const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight);
+  const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight, PRIORS.prior.weight);
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 

@@ -7,6 +7,7 @@ import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
 import { clearPopulationCache, loadPopulationRates } from "../../src/reads/population-rates";
+import { REREAD_EVERY_MS } from "../../src/tracing/reread";
 import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
 import { outboxSize, registrationObject } from "../support/registration-object";
@@ -96,6 +97,52 @@ describe("population statistics", () => {
       expect(r.guess).toBeGreaterThan(0);
       expect(r.guess + r.slip).toBeLessThan(1);
     }
+  });
+
+  it("a learner who stopped answering re-reads its evidence once the class moved the rates, and stops when that moves nothing", async () => {
+    const { p, graphId, regs } = await classOnFreshGraph(3);
+    const answers = ["mref-a1", "mref-a2", "mref-a3", "mref-b1", "mref-b2"];
+    const [early, ...others] = regs as [(typeof regs)[number], ...typeof regs];
+    const post = (id: string) =>
+      api("POST", "/v0/registrations/{id}/batch-events", { token: p.adminToken, body: batch(answers, (i) => i % 4 !== 1, 3), path: { id } });
+    const kv = <T>(id: string, key: string) => runInDurableObject(registrationObject(id), (_o, state) => state.storage.kv.get<T>(key));
+    // the first learner is read under the priors, then stops; the others' answers move the rates
+    expect((await post(early.id)).status).toBe(204);
+    await flush(early.id);
+    expect(await kv<string>(early.id, "population_read_version")).toBe("prior");
+    for (const reg of others) {
+      expect((await post(reg.id)).status).toBe(204);
+      await flush(reg.id);
+    }
+    await vi.waitFor(async () => expect((await sums(graphId)).answers).toBeCloseTo(3 * answers.length, 6), { timeout: 20_000, interval: 250 });
+    const before = await sums(graphId);
+
+    // Its alarm, REREAD_EVERY_MS later, re-reads the unchanged evidence under the class's rates.
+    const age = (id: string) =>
+      runInDurableObject(registrationObject(id), (_o, state) => state.storage.kv.put("population_contributed_at", Date.now() - REREAD_EVERY_MS - 1));
+    clearPopulationCache();
+    await age(early.id);
+    await flush(early.id);
+    const version = `${graphId}:${before.graph?.version}`;
+    expect(await kv<string>(early.id, "population_read_version")).toBe(version);
+    await vi.waitFor(async () => expect((await sums(graphId)).graph?.version).toBeGreaterThan(before.graph?.version ?? 0), { timeout: 20_000, interval: 250 });
+    const after = await sums(graphId);
+    // the re-reading replaced the earlier one: the answers and learners are counted once, how they are read moved
+    expect(after.answers).toBeCloseTo(before.answers, 6);
+    expect(after.graph?.learners).toBeCloseTo(3, 9);
+    const knownAtStart = (s: typeof before) => s.objectives.reduce((sum, o) => sum + o.knownAtStart, 0);
+    expect(knownAtStart(after)).not.toBeCloseTo(knownAtStart(before), 6);
+
+    // Under the rates it was last read with, a re-reading would move nothing: none is made, and none is sent.
+    await age(early.id);
+    await flush(early.id);
+    expect(await kv<number>(early.id, "population_rereads")).toBe(2);
+    expect((await sums(graphId)).graph?.version).toBe(after.graph?.version);
+    // New evidence, once contributed, starts the re-readings over.
+    expect((await post(early.id)).status).toBe(204);
+    await age(early.id);
+    await flush(early.id);
+    expect(await kv<number>(early.id, "population_rereads")).toBe(0);
   });
 
   it("a graph nobody has answered has the priors", async () => {

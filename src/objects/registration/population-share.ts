@@ -1,6 +1,7 @@
 import type { TutorState } from "../../policy";
 import { type Contributions, contribute, emptyContributions, type Prerequisites } from "../../tracing/contribute";
 import type { PopulationRates } from "../../tracing/rates";
+import { REREAD_EVERY_MS, REREAD_LIMIT, reread } from "../../tracing/reread";
 import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /**
@@ -22,7 +23,9 @@ const CONTRIBUTE_EARLY_MS = 4_000;
  * its evidence changed since it last contributed (which objectives, for the record), and what it contributed before (so it
  * sends differences and its latest reading replaces the previous one). Bookkeeping beside the
  * replayable state, in the object's key-value storage; what was contributed is also kept in memory
- * once committed (read once per instance, as the model state is: model-state-store.ts).
+ * once committed (read once per instance, as the model state is: model-state-store.ts). After the
+ * evidence last changed, the alarm re-reads it under newer rates for a while (`reread`,
+ * src/tracing/reread.ts says why and how long).
  */
 export class PopulationShare {
   readonly #kv: SyncKvStorage;
@@ -71,7 +74,43 @@ export class PopulationShare {
     this.#kept = contributions;
     this.#kv.delete("population_dirty");
     this.#kv.put("population_contributed_at", nowMs);
+    this.#kv.put("population_read_version", population.version);
+    this.#kv.put("population_rereads", 0);
     return delta;
+  }
+
+  /**
+   * When the evidence, unchanged since it was last read, is next re-read under the graph's current
+   * rates (src/tracing/reread.ts); undefined: not while evidence waits for its own contribution,
+   * before any, after REREAD_LIMIT re-readings or once one moved nothing.
+   */
+  rereadDueAt(): number | undefined {
+    if (this.pending() || (this.#kv.get<number>("population_rereads") ?? 0) >= REREAD_LIMIT) return undefined;
+    const at = this.#kv.get<number>("population_contributed_at");
+    return at === undefined ? undefined : at + REREAD_EVERY_MS;
+  }
+
+  /**
+   * Re-reads the whole evidence under `population` if its version differs from the last reading's,
+   * and returns the delta to send; undefined when there is none (the same version, or a re-reading
+   * that moved nothing: then it is not kept, and re-reading stops until new evidence). Writes inside
+   * the caller's transaction, as `contribute`.
+   */
+  reread(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta | undefined {
+    const count = (this.#kv.get<number>("population_rereads") ?? 0) + 1;
+    this.#kv.put("population_contributed_at", nowMs);
+    this.#kv.put("population_rereads", count);
+    if (population.version === this.#kv.get<string>("population_read_version")) return undefined;
+    const kept = this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+    const read = reread(tutor.obj, population, prerequisites, kept);
+    if (!read) {
+      this.#kv.put("population_rereads", REREAD_LIMIT);
+      return undefined;
+    }
+    this.#kv.put("population_contributions", read.contributions);
+    this.#kept = read.contributions;
+    this.#kv.put("population_read_version", population.version);
+    return read.delta;
   }
 
   /** Forgets the kept contributions after a failed transaction (as ModelStateStore.discard): the next contribution reads the stored, rolled-back ones. */

@@ -267,11 +267,16 @@ export class RegistrationObject extends DurableObject<Env> {
     if (this.#erased.get()) return;
     this.#outbox.deleteSent();
     if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
+    else if ((this.#population.rereadDueAt() ?? Number.POSITIVE_INFINITY) <= Date.now()) await this.#reread();
     const publication = this.#projection.pending() ? await this.#takeProjection() : undefined;
     // Evidence left for a later contribution re-arms the alarm now, with this run's writes: they and
     // the alarm are then one storage commit before the sends, not two (docs/performance.md, eighth
     // pass). An event stored during the sends arms it for its own projection, earlier if need be.
     if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
+    else {
+      const reread = this.#population.rereadDueAt();
+      if (reread !== undefined) await this.#alarm.noLaterThan(reread);
+    }
     const published = publication ? await this.#sendProjection(publication) : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
     const sent = await this.#outbox.sendNext({ modelUpdates: this.env.MODEL_UPDATES, projections: this.env.PROJECTIONS }, registrationId);
@@ -286,24 +291,48 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /** The registration's changed evidence, re-read under the graph's current rates, and the held graded answers, into the outbox (src/tracing/contribute.ts). */
   async #contribute(): Promise<void> {
-    await this.#ensureStateMatchesParams();
-    const kv = this.ctx.storage.kv;
-    const graphUuid = kv.get<string>("graph_uuid");
-    if (!graphUuid) return;
-    const nowMs = Date.now();
-    const graph = modelGraphFor(await this.#reads.graph(graphUuid, kv.get<number>("graph_version") ?? 1));
-    const population = await this.#reads.rates(graphUuid, nowMs);
+    const reading = await this.#readingContext();
+    if (!reading) return;
+    const { graphUuid, population, prerequisites, nowMs } = reading;
     try {
       this.ctx.storage.transactionSync(() => {
         this.#outbox.releaseObservations(graphUuid);
         if (!this.#population.pending()) return;
-        const delta = this.#population.contribute(this.#model.current().tutor, population, (k) => graph.prerequisites[k] ?? [], nowMs);
+        const delta = this.#population.contribute(this.#model.current().tutor, population, prerequisites, nowMs);
         this.#outbox.addPopulation(graphUuid, delta);
       });
     } catch (error) {
       this.#population.discard();
       throw error;
     }
+  }
+
+  /** The unchanged evidence re-read under the graph's newer rates, its delta into the outbox (src/tracing/reread.ts). */
+  async #reread(): Promise<void> {
+    const reading = await this.#readingContext();
+    if (!reading) return;
+    const { graphUuid, population, prerequisites, nowMs } = reading;
+    try {
+      this.ctx.storage.transactionSync(() => {
+        const delta = this.#population.reread(this.#model.current().tutor, population, prerequisites, nowMs);
+        if (delta) this.#outbox.addPopulation(graphUuid, delta);
+      });
+    } catch (error) {
+      this.#population.discard();
+      throw error;
+    }
+  }
+
+  /** What reading the evidence needs: the graph's current rates and prerequisites (undefined before any event). */
+  async #readingContext() {
+    await this.#ensureStateMatchesParams();
+    const kv = this.ctx.storage.kv;
+    const graphUuid = kv.get<string>("graph_uuid");
+    if (!graphUuid) return undefined;
+    const nowMs = Date.now();
+    const graph = modelGraphFor(await this.#reads.graph(graphUuid, kv.get<number>("graph_version") ?? 1));
+    const population = await this.#reads.rates(graphUuid, nowMs);
+    return { graphUuid, population, prerequisites: (k: string) => graph.prerequisites[k] ?? [], nowMs };
   }
 
   /**

@@ -1,0 +1,49 @@
+/**
+ * Re-reading a registration's evidence when the rates moved and the evidence did not. A reading
+ * made under older rates is an older E-step of EM (statistics.ts), and a learner who has stopped
+ * answering would otherwise keep the reading it was given then: on a new graph, the one made under
+ * the priors in the class's first minutes. Measured: after a class of 40 on a family world where
+ * most learners knew most of the graph, EM redone on the class's final evidence brought an
+ * objective's guess from the class's 0.45 to 0.12 (truth 0.10), from there and from the truth alike
+ * (docs/recommendation.md, "The first rounds of a class"). So after its evidence last changed, a
+ * registration re-reads it every REREAD_EVERY_MS while the rates' version differs from the one of
+ * its last reading, until a re-reading moves nothing (CONVERGED) or REREAD_LIMIT re-readings.
+ */
+import { type Contributions, contribute, type Prerequisites } from "./contribute";
+import type { ObjectiveEvidence } from "./evidence";
+import type { PopulationRates } from "./rates";
+import { emptyDelta, type StatisticsDelta } from "./statistics";
+
+/** About as often as the graph's rates can change (they are at most 60 s behind: docs/api-conventions.md "Freshness"). */
+export const REREAD_EVERY_MS = 60_000;
+
+/** Re-readings after the evidence last changed, at most (half an hour of a class at REREAD_EVERY_MS). */
+export const REREAD_LIMIT = 30;
+
+/** A re-reading whose every count moved by less than this (expected answers, opportunities or learners) has converged. */
+const CONVERGED = 0.01;
+
+/**
+ * The whole evidence re-read under `population`, from what was contributed before (`kept`, not
+ * changed): the new contributions and the delta to send, or undefined when the re-reading moved
+ * nothing worth sending (converged: re-reading stops until new evidence).
+ */
+export function reread(
+  evidence: Readonly<Record<string, ObjectiveEvidence>>,
+  population: PopulationRates,
+  prerequisites: Prerequisites,
+  kept: Contributions,
+): { contributions: Contributions; delta: StatisticsDelta } | undefined {
+  const contributions = structuredClone(kept);
+  const delta = emptyDelta();
+  contribute(evidence, Object.keys(evidence), population, prerequisites, contributions, delta);
+  return converged(delta) ? undefined : { contributions, delta };
+}
+
+/** Whether a re-reading's delta moves nothing worth sending. */
+function converged(delta: StatisticsDelta): boolean {
+  const small = (x: number) => Math.abs(x) < CONVERGED;
+  for (const c of Object.values(delta.items)) if (![c.known, c.knownRight, c.unknown, c.unknownRight, c.partial].every(small)) return false;
+  for (const c of Object.values(delta.objectives)) if (!Object.values(c).every(small)) return false;
+  return small(delta.speed.learners) && small(delta.speed.logSquares);
+}
