@@ -99,7 +99,7 @@ describe("population statistics", () => {
     }
   });
 
-  it("a learner who stopped answering re-reads its evidence once the class moved the rates, and stops when that moves nothing", async () => {
+  it("a learner who stopped answering re-reads its evidence once the class moved the rates, and not under the rates it was last read with", async () => {
     const { p, graphId, regs } = await classOnFreshGraph(3);
     const answers = ["mref-a1", "mref-a2", "mref-a3", "mref-b1", "mref-b2"];
     const [early, ...others] = regs as [(typeof regs)[number], ...typeof regs];
