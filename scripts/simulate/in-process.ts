@@ -5,8 +5,8 @@
  * rates. The class's statistics are gathered as the queue does and turned into rates every
  * REFRESH_ROUNDS rounds (a round is one step of every student, about 45 s of a class: the service
  * refreshes within 60 s). A student whose evidence did not change re-reads it under newer rates as
- * the registration's alarm does (src/tracing/reread.ts): every REREAD_EVERY_MS of rounds, up to
- * REREAD_LIMIT times or until a re-reading moves nothing.
+ * the registration's alarm does (src/tracing/reread.ts): a check every REREAD_EVERY_MS on the
+ * simulator's clock (at the end of the first round past it), REREAD_LIMIT checks.
  */
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
 import { resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
@@ -25,7 +25,7 @@ import { updateTutorState } from "../../src/policy/tutor-state";
 import { type Contributions, contribute, emptyContributions } from "../../src/tracing/contribute";
 import { estimateRates } from "../../src/tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../../src/tracing/rates";
-import { REREAD_EVERY_MS, REREAD_LIMIT, reread } from "../../src/tracing/reread";
+import { REREAD_EVERY_MS, REREAD_LIMIT, rereadEvidence } from "../../src/tracing/reread";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../../src/tracing/statistics";
 import { type ClassFactory, type ClassSession, STEP_MS } from "./class-run";
 import { type RateFamily, trueRates, withEstimated } from "./true-rates";
@@ -101,24 +101,23 @@ function classSession(
   let pending: StatisticsDelta = emptyDelta();
   let population: PopulationRates = decideOn(priorPopulation());
   let version = 0;
-  /** each student's evidence and what it contributed, the rounds since, the re-readings since its evidence changed, the rates it was read with */
-  const readers: { tutor: TutorState; contributions: Contributions; idle: number; rereads: number; version: string }[] = [];
-  /** After a round: the students idle long enough re-read (their deltas go with the next refresh). */
+  /** each student's evidence and what it contributed, when its next re-reading check is due, the checks since its evidence changed, the rates it was last read with */
+  const readers: { tutor: TutorState; contributions: Contributions; dueMs: number; checks: number; version: string }[] = [];
+  /** the end of the latest round (ms, the simulator's clock) */
+  let clockMs = 0;
+  /** After a round: the students whose check is due re-read if the rates moved, as the registration's alarm does (their deltas go with the next refresh). */
   const rereadIdle = () => {
+    if (!learn) return;
     for (const r of readers) {
-      r.idle += 1;
-      if (!learn || r.rereads >= REREAD_LIMIT || r.idle * STEP_MS < REREAD_EVERY_MS) continue;
-      r.idle = 0;
-      r.rereads += 1;
+      if (r.checks >= REREAD_LIMIT || clockMs < r.dueMs) continue;
+      r.checks += 1;
+      r.dueMs += REREAD_EVERY_MS;
       if (population.version === r.version) continue;
-      const read = reread(r.tutor.obj, population, prerequisites, r.contributions);
-      if (!read) {
-        r.rereads = REREAD_LIMIT;
-        continue;
-      }
+      r.version = population.version;
+      const read = rereadEvidence(r.tutor.obj, population, prerequisites, r.contributions);
+      if (!read) continue;
       accumulate(pending, read.delta);
       r.contributions = read.contributions;
-      r.version = population.version;
     }
   };
   const refresh = () => {
@@ -139,7 +138,7 @@ function classSession(
     },
     async student() {
       const tutor = initialTutorState();
-      const reader = { tutor, contributions: emptyContributions(), idle: 0, rereads: 0, version: population.version };
+      const reader = { tutor, contributions: emptyContributions(), dueMs: Number.POSITIVE_INFINITY, checks: 0, version: population.version };
       readers.push(reader);
       let now = 0;
       const analysis = () => new GoalAnalysis(prepared, tutor, population, now);
@@ -181,9 +180,10 @@ function classSession(
           // as the service does (objects/registration/population-share.ts): every objective worked on, re-read
           if (learn) {
             contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, reader.contributions, pending);
-            Object.assign(reader, { idle: -1, rereads: 0, version: population.version });
+            Object.assign(reader, { dueMs: timeMs + REREAD_EVERY_MS, checks: 0, version: population.version });
           }
           now = timeMs;
+          clockMs = Math.max(clockMs, timeMs + STEP_MS);
         },
       };
     },

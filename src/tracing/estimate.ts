@@ -22,21 +22,26 @@ interface AnswerSums {
   unknownRight: number;
 }
 
-function guessSlip(c: AnswerSums, above: ItemRates, weight: number): ItemRates {
-  const guess = clamp(shrink(c.unknownRight, c.unknown, above.guess, weight), BOUNDS.guess);
-  const slip = clamp(shrink(c.known - c.knownRight, c.known, above.slip, weight), BOUNDS.slip);
+/** How many observations the level above counts as, per rate (PRIORS' weights at the graph, SHRINK below it). */
+type Weights = Readonly<Record<"guess" | "slip" | "prior" | "learn" | "teach" | "gradual", number>>;
+
+const evenly = (w: number): Weights => ({ guess: w, slip: w, prior: w, learn: w, teach: w, gradual: w });
+
+function guessSlip(c: AnswerSums, above: ItemRates, w: Weights): ItemRates {
+  const guess = clamp(shrink(c.unknownRight, c.unknown, above.guess, w.guess), BOUNDS.guess);
+  const slip = clamp(shrink(c.known - c.knownRight, c.known, above.slip, w.slip), BOUNDS.slip);
   // An answer must say more when the objective is known: keep guess + slip below 0.9.
   return { guess: Math.min(guess, 0.9 - slip), slip };
 }
 
-function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: ObjectiveRates, weight: number, priorWeight = weight): ObjectiveRates {
+function objectiveLevel(c: ObjectiveCounts, answers: AnswerSums, above: ObjectiveRates, w: Weights): ObjectiveRates {
   return {
-    ...guessSlip(answers, above, weight),
-    prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, priorWeight), BOUNDS.prior),
-    learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, weight), BOUNDS.learn),
-    teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, weight), BOUNDS.learn),
+    ...guessSlip(answers, above, w),
+    prior: clamp(shrink(c.knownAtStart, c.episodes, above.prior, w.prior), BOUNDS.prior),
+    learn: clamp(shrink(c.learnings, c.learnOpportunities, above.learn, w.learn), BOUNDS.learn),
+    teach: clamp(shrink(c.teachings, c.teachOpportunities, above.teach, w.teach), BOUNDS.learn),
     blocked: PRIORS.blocked.mean,
-    gradual: clamp(shrink(c.partialEntries, c.partialEntries + c.directEntries, above.gradual, weight), BOUNDS.gradual),
+    gradual: clamp(shrink(c.partialEntries, c.partialEntries + c.directEntries, above.gradual, w.gradual), BOUNDS.gradual),
   };
 }
 
@@ -66,16 +71,24 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
     blocked: PRIORS.blocked.mean,
     gradual: PRIORS.gradual.mean,
   };
-  const graph = objectiveLevel(sum, all, prior, PRIORS.guess.weight, PRIORS.prior.weight);
+  const weights: Weights = {
+    guess: PRIORS.guess.weight,
+    slip: PRIORS.slip.weight,
+    prior: PRIORS.prior.weight,
+    learn: PRIORS.learn.weight,
+    teach: PRIORS.teach.weight,
+    gradual: PRIORS.gradual.weight,
+  };
+  const graph = objectiveLevel(sum, all, prior, weights);
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 
   const objectives: Record<string, ObjectiveRates> = {};
   for (const label of new Set([...Object.keys(totals.objectives), ...byObjective.keys()])) {
-    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, SHRINK.objective);
+    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, evenly(SHRINK.objective));
   }
   const items: Record<string, ItemRates> = {};
-  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, SHRINK.item);
+  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, evenly(SHRINK.item));
 
   const spread = Math.sqrt(shrink(totals.speed.logSquares, totals.speed.learners, PRIORS.speedSpread.mean ** 2, PRIORS.speedSpread.weight));
   return { version, graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };

@@ -6,8 +6,9 @@
  * most learners knew most of the graph, EM redone on the class's final evidence brought an
  * objective's guess from the class's 0.45 to 0.12 (truth 0.10), from there and from the truth alike
  * (docs/recommendation.md, "The first rounds of a class"). So after its evidence last changed, a
- * registration re-reads it every REREAD_EVERY_MS while the rates' version differs from the one of
- * its last reading, until a re-reading moves nothing (CONVERGED) or REREAD_LIMIT re-readings.
+ * registration checks every REREAD_EVERY_MS, REREAD_LIMIT times, whether the rates' version moved
+ * since its last reading, and if so re-reads it; a re-reading that moves no count by CONVERGED is
+ * neither sent nor kept (the checks go on: a class may still move the rates later).
  */
 import { type Contributions, contribute, type Prerequisites } from "./contribute";
 import type { ObjectiveEvidence } from "./evidence";
@@ -17,7 +18,7 @@ import { emptyDelta, type StatisticsDelta } from "./statistics";
 /** About as often as the graph's rates can change (they are at most 60 s behind: docs/api-conventions.md "Freshness"). */
 export const REREAD_EVERY_MS = 60_000;
 
-/** Re-readings after the evidence last changed, at most (half an hour of a class at REREAD_EVERY_MS). */
+/** Checks after the evidence last changed (half an hour at REREAD_EVERY_MS). */
 export const REREAD_LIMIT = 30;
 
 /** A re-reading whose every count moved by less than this (expected answers, opportunities or learners) has converged. */
@@ -26,9 +27,9 @@ const CONVERGED = 0.01;
 /**
  * The whole evidence re-read under `population`, from what was contributed before (`kept`, not
  * changed): the new contributions and the delta to send, or undefined when the re-reading moved
- * nothing worth sending (converged: re-reading stops until new evidence).
+ * nothing worth sending (converged).
  */
-export function reread(
+export function rereadEvidence(
   evidence: Readonly<Record<string, ObjectiveEvidence>>,
   population: PopulationRates,
   prerequisites: Prerequisites,

@@ -1,7 +1,7 @@
 import type { TutorState } from "../../policy";
 import { type Contributions, contribute, emptyContributions, type Prerequisites } from "../../tracing/contribute";
 import type { PopulationRates } from "../../tracing/rates";
-import { REREAD_EVERY_MS, REREAD_LIMIT, reread } from "../../tracing/reread";
+import { REREAD_EVERY_MS, REREAD_LIMIT, rereadEvidence } from "../../tracing/reread";
 import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /**
@@ -66,12 +66,10 @@ export class PopulationShare {
    * updated in place).
    */
   contribute(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta {
-    const changed = Object.keys(tutor.obj);
-    const contributions = this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+    const contributions = this.#contributions();
     const delta = emptyDelta();
-    contribute(tutor.obj, changed, population, prerequisites, contributions, delta);
-    this.#kv.put("population_contributions", contributions);
-    this.#kept = contributions;
+    contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, contributions, delta);
+    this.#keep(contributions);
     this.#kv.delete("population_dirty");
     this.#kv.put("population_contributed_at", nowMs);
     this.#kv.put("population_read_version", population.version);
@@ -80,9 +78,9 @@ export class PopulationShare {
   }
 
   /**
-   * When the evidence, unchanged since it was last read, is next re-read under the graph's current
-   * rates (src/tracing/reread.ts); undefined: not while evidence waits for its own contribution,
-   * before any, after REREAD_LIMIT re-readings or once one moved nothing.
+   * When the evidence, unchanged since it was last read, is next checked for a re-reading under the
+   * graph's current rates (src/tracing/reread.ts); undefined: while evidence waits for its own
+   * contribution, before any, and after REREAD_LIMIT checks.
    */
   rereadDueAt(): number | undefined {
     if (this.pending() || (this.#kv.get<number>("population_rereads") ?? 0) >= REREAD_LIMIT) return undefined;
@@ -90,27 +88,41 @@ export class PopulationShare {
     return at === undefined ? undefined : at + REREAD_EVERY_MS;
   }
 
+  /** Whether an alarm running at `nowMs` makes a re-reading check. */
+  rereadDue(nowMs: number): boolean {
+    const at = this.rereadDueAt();
+    return at !== undefined && nowMs >= at;
+  }
+
   /**
-   * Re-reads the whole evidence under `population` if its version differs from the last reading's,
-   * and returns the delta to send; undefined when there is none (the same version, or a re-reading
-   * that moved nothing: then it is not kept, and re-reading stops until new evidence). Writes inside
-   * the caller's transaction, as `contribute`.
+   * One re-reading check, inside the caller's transaction (as `contribute`): counted; if the rates'
+   * version moved since the last reading, the whole evidence (`tutor`, asked only then) is re-read
+   * under `population` and the delta to send returned. Undefined when there is none: the same
+   * version, or a re-reading that moved nothing (its version is recorded, the earlier reading kept).
    */
-  reread(tutor: TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta | undefined {
-    const count = (this.#kv.get<number>("population_rereads") ?? 0) + 1;
+  reread(tutor: () => TutorState, population: PopulationRates, prerequisites: Prerequisites, nowMs: number): StatisticsDelta | undefined {
     this.#kv.put("population_contributed_at", nowMs);
-    this.#kv.put("population_rereads", count);
+    this.#kv.put("population_rereads", (this.#kv.get<number>("population_rereads") ?? 0) + 1);
     if (population.version === this.#kv.get<string>("population_read_version")) return undefined;
-    const kept = this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
-    const read = reread(tutor.obj, population, prerequisites, kept);
-    if (!read) {
-      this.#kv.put("population_rereads", REREAD_LIMIT);
-      return undefined;
-    }
-    this.#kv.put("population_contributions", read.contributions);
-    this.#kept = read.contributions;
     this.#kv.put("population_read_version", population.version);
+    const read = rereadEvidence(tutor().obj, population, prerequisites, this.#contributions());
+    if (!read) return undefined;
+    this.#keep(read.contributions);
     return read.delta;
+  }
+
+  /** No more re-reading checks until the evidence changes (nothing to read them with). */
+  stopRereading(): void {
+    this.#kv.put("population_rereads", REREAD_LIMIT);
+  }
+
+  #contributions(): Contributions {
+    return this.#kept ?? this.#kv.get<Contributions>("population_contributions") ?? emptyContributions();
+  }
+
+  #keep(contributions: Contributions): void {
+    this.#kv.put("population_contributions", contributions);
+    this.#kept = contributions;
   }
 
   /** Forgets the kept contributions after a failed transaction (as ModelStateStore.discard): the next contribution reads the stored, rolled-back ones. */

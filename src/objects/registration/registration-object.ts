@@ -260,22 +260,25 @@ export class RegistrationObject extends DurableObject<Env> {
   /**
    * Off the response path: contributes the changed evidence to the population statistics and
    * releases the graded answers held for item refinement (both at most every CONTRIBUTE_EVERY_MS),
-   * publishes the projection, and sends the outbox to its queues; a failed send is retried.
+   * or, the evidence unchanged, re-reads it when the rates moved (every REREAD_EVERY_MS, a while:
+   * src/tracing/reread.ts); publishes the projection, and sends the outbox to its queues; a failed
+   * send is retried.
    */
   override async alarm(): Promise<void> {
     this.#alarm.fired();
     if (this.#erased.get()) return;
     this.#outbox.deleteSent();
     if (this.#modelUpdatesPending() && this.#population.dueBy(Date.now())) await this.#contribute();
-    else if ((this.#population.rereadDueAt() ?? Number.POSITIVE_INFINITY) <= Date.now()) await this.#reread();
+    else if (this.#population.rereadDue(Date.now())) await this.#reread();
+    if (this.#erased.get()) return; // erased during the reads: nothing is sent or re-armed
     const publication = this.#projection.pending() ? await this.#takeProjection() : undefined;
     // Evidence left for a later contribution re-arms the alarm now, with this run's writes: they and
     // the alarm are then one storage commit before the sends, not two (docs/performance.md, eighth
     // pass). An event stored during the sends arms it for its own projection, earlier if need be.
     if (this.#modelUpdatesPending()) await this.#alarm.noLaterThan(Math.max(Date.now(), this.#population.dueAt()));
     else {
-      const reread = this.#population.rereadDueAt();
-      if (reread !== undefined) await this.#alarm.noLaterThan(reread);
+      const rereadAt = this.#population.rereadDueAt();
+      if (rereadAt !== undefined) await this.#alarm.noLaterThan(rereadAt);
     }
     const published = publication ? await this.#sendProjection(publication) : "empty";
     const registrationId = this.ctx.storage.kv.get<string>("registration_id") ?? this.ctx.id.toString();
@@ -296,6 +299,7 @@ export class RegistrationObject extends DurableObject<Env> {
     const { graphUuid, population, prerequisites, nowMs } = reading;
     try {
       this.ctx.storage.transactionSync(() => {
+        if (this.#erased.get()) return;
         this.#outbox.releaseObservations(graphUuid);
         if (!this.#population.pending()) return;
         const delta = this.#population.contribute(this.#model.current().tutor, population, prerequisites, nowMs);
@@ -310,11 +314,13 @@ export class RegistrationObject extends DurableObject<Env> {
   /** The unchanged evidence re-read under the graph's newer rates, its delta into the outbox (src/tracing/reread.ts). */
   async #reread(): Promise<void> {
     const reading = await this.#readingContext();
-    if (!reading) return;
+    if (!reading) return this.#population.stopRereading();
     const { graphUuid, population, prerequisites, nowMs } = reading;
     try {
       this.ctx.storage.transactionSync(() => {
-        const delta = this.#population.reread(this.#model.current().tutor, population, prerequisites, nowMs);
+        // (an event during the reads: its own contribution comes first)
+        if (this.#erased.get() || this.#population.pending()) return;
+        const delta = this.#population.reread(() => this.#model.current().tutor, population, prerequisites, nowMs);
         if (delta) this.#outbox.addPopulation(graphUuid, delta);
       });
     } catch (error) {

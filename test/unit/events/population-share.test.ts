@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PopulationShare } from "../../../src/objects/registration/population-share";
-import { priorPopulation } from "../../../src/tracing/rates";
+import { type PopulationRates, priorPopulation, priorRates } from "../../../src/tracing/rates";
+import { REREAD_EVERY_MS, REREAD_LIMIT } from "../../../src/tracing/reread";
 import { graph, Learner } from "../policy/fixture";
 
 /** The object's key-value storage, as far as PopulationShare uses it (a Map, values structured-cloned), with its reads counted and a rollback. */
@@ -64,5 +65,82 @@ describe("a registration's population share", () => {
     const again = share.contribute(learner.tutor, population, prerequisites, 40_000);
     expect(again).toStrictEqual(failed);
     expect(store.reads.filter((k) => k === "population_contributions")).toHaveLength(2);
+  });
+});
+
+describe("re-reading unchanged evidence (src/tracing/reread.ts)", () => {
+  const moved = (n: number): PopulationRates => ({ ...priorPopulation(), version: `g:${n}`, graph: { ...priorRates(), guess: 0.1 + 0.02 * n } });
+  const contributed = () => {
+    const store = kvStore();
+    const learner = new Learner(index);
+    const share = new PopulationShare(store.kv);
+    learner.practise("a", true, 3);
+    learner.practise("b", false, 2);
+    share.contribute(learner.tutor, population, prerequisites, 0);
+    return { store, learner, share };
+  };
+
+  it("is checked every REREAD_EVERY_MS after the last contribution, REREAD_LIMIT times, and not while new evidence waits", () => {
+    const { learner, share } = contributed();
+    expect(share.rereadDueAt()).toBe(REREAD_EVERY_MS);
+    expect(share.rereadDue(REREAD_EVERY_MS - 1)).toBe(false);
+    let at = REREAD_EVERY_MS;
+    for (let n = 1; n <= REREAD_LIMIT; n++) {
+      expect(share.rereadDue(at)).toBe(true);
+      share.reread(() => learner.tutor, moved(n), prerequisites, at);
+      at += REREAD_EVERY_MS;
+    }
+    expect(share.rereadDueAt()).toBeUndefined();
+    // new evidence: its own contribution first, then the checks start over
+    learner.practise("b", true);
+    share.markChanged(["lref-b"]);
+    expect(share.rereadDueAt()).toBeUndefined();
+    share.contribute(learner.tutor, population, prerequisites, at);
+    expect(share.rereadDueAt()).toBe(at + REREAD_EVERY_MS);
+  });
+
+  it("re-reads only when the rates' version moved, without asking for the evidence otherwise", () => {
+    const { learner, share } = contributed();
+    let asked = 0;
+    const tutor = () => {
+      asked++;
+      return learner.tutor;
+    };
+    expect(share.reread(tutor, population, prerequisites, REREAD_EVERY_MS)).toBeUndefined();
+    expect(asked).toBe(0);
+    expect(share.reread(tutor, moved(1), prerequisites, 2 * REREAD_EVERY_MS)).toBeDefined();
+    expect(asked).toBe(1);
+    expect(share.reread(tutor, moved(1), prerequisites, 3 * REREAD_EVERY_MS)).toBeUndefined();
+    expect(asked).toBe(1);
+  });
+
+  it("sends the difference to its latest kept reading: the first reading and its re-readings' deltas add up to one reading under the last rates", () => {
+    const { learner, share } = contributed();
+    const first = new PopulationShare(kvStore().kv).contribute(learner.tutor, population, prerequisites, 0);
+    const r1 = share.reread(() => learner.tutor, moved(1), prerequisites, REREAD_EVERY_MS);
+    const r2 = share.reread(() => learner.tutor, moved(3), prerequisites, 2 * REREAD_EVERY_MS);
+    const once = new PopulationShare(kvStore().kv).contribute(learner.tutor, moved(3), prerequisites, 0);
+    for (const key of ["known", "unknown", "partial"] as const) {
+      const sum = [first, r1, r2].reduce((acc, d) => acc + (d?.items["mref-a1"]?.[key] ?? Number.NaN), 0);
+      expect(sum).toBeCloseTo(once.items["mref-a1"]?.[key] ?? Number.NaN, 9);
+    }
+  });
+
+  it("reads the stored contributions again after a re-reading whose transaction failed", () => {
+    const { store, learner, share } = contributed();
+    store.begin();
+    const failed = share.reread(() => learner.tutor, moved(1), prerequisites, REREAD_EVERY_MS);
+    store.rollback();
+    share.discard();
+    expect(share.reread(() => learner.tutor, moved(1), prerequisites, REREAD_EVERY_MS)).toStrictEqual(failed);
+  });
+
+  it("re-reads a registration that contributed before re-reading existed (no version, no count stored)", () => {
+    const { store, learner, share } = contributed();
+    store.kv.delete("population_read_version");
+    store.kv.delete("population_rereads");
+    expect(share.rereadDueAt()).toBe(REREAD_EVERY_MS);
+    expect(share.reread(() => learner.tutor, population, prerequisites, REREAD_EVERY_MS)).toBeUndefined(); // the same rates: nothing moved
+    expect(share.reread(() => learner.tutor, moved(1), prerequisites, 2 * REREAD_EVERY_MS)).toBeDefined();
   });
 });
