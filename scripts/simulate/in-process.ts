@@ -4,13 +4,16 @@
  * request the policy on the goal prepared from the graph's runtime form with the population's current
  * rates. The class's statistics are gathered as the queue does and turned into rates every
  * REFRESH_ROUNDS rounds (a round is one step of every student, about 45 s of a class: the service
- * refreshes within 60 s). A student whose evidence did not change re-reads it under newer rates as
- * the registration's alarm does (src/tracing/reread.ts): a check every REREAD_EVERY_MS on the
- * simulator's clock (at the end of the first round past it), REREAD_LIMIT checks.
+ * refreshes within 60 s). Each student's share of the statistics is the service's own
+ * (PopulationShare, on storage in memory): contributed at every answer, and once the evidence stops
+ * changing, re-read under newer rates by the same checks as the registration's alarm makes
+ * (src/tracing/reread.ts), each at the end of the first round past its time.
  */
+
 import { buildRuntimeGraph } from "../../src/graphs/build-runtime-graph";
 import { resolveGoalScope } from "../../src/graphs/resolve-goal-scope";
 import { type GraphIndex, indexGraph } from "../../src/graphs/runtime-graph";
+import { PopulationShare } from "../../src/objects/registration/population-share";
 import {
   type AdaptiveBehavior,
   GoalAnalysis,
@@ -22,16 +25,24 @@ import {
   type TutorState,
 } from "../../src/policy";
 import { updateTutorState } from "../../src/policy/tutor-state";
-import { type Contributions, contribute, emptyContributions } from "../../src/tracing/contribute";
 import { estimateRates } from "../../src/tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../../src/tracing/rates";
-import { REREAD_EVERY_MS, REREAD_LIMIT, rereadEvidence } from "../../src/tracing/reread";
 import { accumulate, emptyDelta, type StatisticsDelta } from "../../src/tracing/statistics";
 import { type ClassFactory, type ClassSession, STEP_MS } from "./class-run";
 import { type RateFamily, trueRates, withEstimated } from "./true-rates";
 import { goalBody, graphDocument, type World } from "./world";
 
 export const REFRESH_ROUNDS = 1;
+
+/** A registration's key-value storage, in memory. */
+function memoryKv(): SyncKvStorage {
+  const values = new Map<string, unknown>();
+  return {
+    get: (key: string) => values.get(key),
+    put: (key: string, value: unknown) => void values.set(key, value),
+    delete: (key: string) => values.delete(key),
+  } as unknown as SyncKvStorage;
+}
 
 export interface Compiled {
   index: GraphIndex;
@@ -101,23 +112,21 @@ function classSession(
   let pending: StatisticsDelta = emptyDelta();
   let population: PopulationRates = decideOn(priorPopulation());
   let version = 0;
-  /** each student's evidence and what it contributed, when its next re-reading check is due, the checks since its evidence changed, the rates it was last read with */
-  const readers: { tutor: TutorState; contributions: Contributions; dueMs: number; checks: number; version: string }[] = [];
+  /** each student's evidence and its share of the population statistics (the service's PopulationShare, on storage in memory) */
+  const readers: { tutor: TutorState; share: PopulationShare }[] = [];
   /** the end of the latest round (ms, the simulator's clock) */
   let clockMs = 0;
-  /** After a round: the students whose check is due re-read if the rates moved, as the registration's alarm does (their deltas go with the next refresh). */
+  /**
+   * After a round: the students whose re-reading check is due make it as the registration's alarm
+   * does, at the time it was due (the alarm fires then), and their deltas go with the next refresh.
+   */
   const rereadIdle = () => {
     if (!learn) return;
-    for (const r of readers) {
-      if (r.checks >= REREAD_LIMIT || clockMs < r.dueMs) continue;
-      r.checks += 1;
-      r.dueMs += REREAD_EVERY_MS;
-      if (population.version === r.version) continue;
-      r.version = population.version;
-      const read = rereadEvidence(r.tutor.obj, population, prerequisites, r.contributions);
-      if (!read) continue;
-      accumulate(pending, read.delta);
-      r.contributions = read.contributions;
+    for (const { tutor, share } of readers) {
+      const dueMs = share.rereadDueAt();
+      if (dueMs === undefined || clockMs < dueMs) continue;
+      const delta = share.reread(() => tutor, population, prerequisites, dueMs);
+      if (delta) accumulate(pending, delta);
     }
   };
   const refresh = () => {
@@ -138,8 +147,8 @@ function classSession(
     },
     async student() {
       const tutor = initialTutorState();
-      const reader = { tutor, contributions: emptyContributions(), dueMs: Number.POSITIVE_INFINITY, checks: 0, version: population.version };
-      readers.push(reader);
+      const share = new PopulationShare(memoryKv());
+      readers.push({ tutor, share });
       let now = 0;
       const analysis = () => new GoalAnalysis(prepared, tutor, population, now);
       return {
@@ -178,10 +187,7 @@ function classSession(
               : { kind: "graded", itemKey: m.label, objectives, correct, timeMs },
           );
           // as the service does (objects/registration/population-share.ts): every objective worked on, re-read
-          if (learn) {
-            contribute(tutor.obj, Object.keys(tutor.obj), population, prerequisites, reader.contributions, pending);
-            Object.assign(reader, { dueMs: timeMs + REREAD_EVERY_MS, checks: 0, version: population.version });
-          }
+          if (learn) accumulate(pending, share.contribute(tutor, population, prerequisites, timeMs));
           now = timeMs;
           clockMs = Math.max(clockMs, timeMs + STEP_MS);
         },

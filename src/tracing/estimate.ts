@@ -7,7 +7,7 @@
  * assumption rather than a fit, since what a class's stalled episodes would say of it is the same
  * evidence a slow learner gives.
  */
-import { BOUNDS, type ItemRates, type ObjectiveRates, type PopulationRates, PRIORS, SHRINK } from "./rates";
+import { BOUNDS, type ItemRates, type ObjectiveRates, type PopulationRates, PRIORS, priorRates, SHRINK } from "./rates";
 import { emptyObjectiveCounts, type ObjectiveCounts, type StatisticsDelta } from "./statistics";
 
 const clamp = (x: number, [lo, hi]: readonly [number, number]) => Math.min(hi, Math.max(lo, x));
@@ -26,6 +26,15 @@ interface AnswerSums {
 type Weights = Readonly<Record<"guess" | "slip" | "prior" | "learn" | "teach" | "gradual", number>>;
 
 const evenly = (w: number): Weights => ({ guess: w, slip: w, prior: w, learn: w, teach: w, gradual: w });
+
+const GRAPH_WEIGHTS: Weights = {
+  guess: PRIORS.guess.weight,
+  slip: PRIORS.slip.weight,
+  prior: PRIORS.prior.weight,
+  learn: PRIORS.learn.weight,
+  teach: PRIORS.teach.weight,
+  gradual: PRIORS.gradual.weight,
+};
 
 function guessSlip(c: AnswerSums, above: ItemRates, w: Weights): ItemRates {
   const guess = clamp(shrink(c.unknownRight, c.unknown, above.guess, w.guess), BOUNDS.guess);
@@ -62,24 +71,7 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
   const sum = emptyObjectiveCounts();
   for (const c of Object.values(totals.objectives)) for (const key of Object.keys(sum) as (keyof ObjectiveCounts)[]) sum[key] += c[key];
 
-  const prior: ObjectiveRates = {
-    guess: PRIORS.guess.mean,
-    slip: PRIORS.slip.mean,
-    prior: PRIORS.prior.mean,
-    learn: PRIORS.learn.mean,
-    teach: PRIORS.learn.mean,
-    blocked: PRIORS.blocked.mean,
-    gradual: PRIORS.gradual.mean,
-  };
-  const weights: Weights = {
-    guess: PRIORS.guess.weight,
-    slip: PRIORS.slip.weight,
-    prior: PRIORS.prior.weight,
-    learn: PRIORS.learn.weight,
-    teach: PRIORS.teach.weight,
-    gradual: PRIORS.gradual.weight,
-  };
-  const graph = objectiveLevel(sum, all, prior, weights);
+  const graph = objectiveLevel(sum, all, priorRates(), GRAPH_WEIGHTS);
   // Instruction is assumed as good as practice until the population shows otherwise.
   graph.teach = clamp(shrink(sum.teachings, sum.teachOpportunities, graph.learn, PRIORS.teach.weight), BOUNDS.learn);
 
