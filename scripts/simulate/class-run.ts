@@ -46,6 +46,8 @@ export interface StudentRun {
   masteredAt: number | null;
   /** A: steps on objectives the student had already mastered at the time */
   redundant: number;
+  /** A: steps on an objective not mastered yet while one of its prerequisites was not */
+  ahead: number;
   end: "ready" | "stuck" | "cap" | "empty" | "mastered";
   readyAt?: number;
   falseReady?: boolean;
@@ -79,7 +81,16 @@ interface Active {
 }
 
 function newRun(s: Student, learner: Learner): StudentRun {
-  return { student: s.index, blocked: learner.blocked, steps: 0, masteredAt: learner.targetsMastered() ? 0 : null, redundant: 0, end: "cap", everStuck: false };
+  return {
+    student: s.index,
+    blocked: learner.blocked,
+    steps: 0,
+    masteredAt: learner.targetsMastered() ? 0 : null,
+    redundant: 0,
+    ahead: 0,
+    end: "cap",
+    everStuck: false,
+  };
 }
 
 /** When the partner-sequenced practice (strategy B) ends: runClassB. */
@@ -132,7 +143,9 @@ async function stepA(world: World, a: Active, cap: number, round: number): Promi
     run.end = "empty";
     return true;
   }
-  if (learner.known[world.items[i]!.objective]) run.redundant += 1;
+  const o = world.items[i]!.objective;
+  if (learner.known[o]) run.redundant += 1;
+  else if (!learner.prerequisitesMastered(o)) run.ahead += 1;
   const correct = learner.work(i);
   run.steps += 1;
   await a.session.send(m as string, correct, T0 + round * STEP_MS);
@@ -246,7 +259,7 @@ export function runClassC(world: World): StudentRun[] {
   const cap = stepCap(world);
   return world.students.map((s) => {
     const r = runC(world, s, cap);
-    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, end: "mastered", everStuck: false };
+    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, ahead: 0, end: "mastered", everStuck: false };
   });
 }
 
@@ -259,6 +272,6 @@ export function runClassD(world: World): StudentRun[] {
   const cap = stepCap(world);
   return world.students.map((s) => {
     const r = runD(world, s, cap, 0.8, 1);
-    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, end: "mastered", everStuck: false };
+    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, ahead: 0, end: "mastered", everStuck: false };
   });
 }

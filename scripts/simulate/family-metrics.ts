@@ -23,6 +23,8 @@ export interface WorldFigures {
   missedA: number;
   /** share of A's steps (until each student stopped) on objectives the student had already mastered */
   redundant: number;
+  /** share of A's steps on objectives not mastered yet while one of their prerequisites was not (practice ahead of a prerequisite) */
+  ahead: number;
   /** mean answers between true mastery and A's ready (learnable students with a true ready) */
   readyLag: number;
   falseReady: number;
@@ -85,6 +87,10 @@ export function figures(a: StudentRun[], b: StudentRun[], c: StudentRun[], d: St
       a.reduce((s, r) => s + r.redundant, 0),
       a.reduce((s, r) => s + r.steps, 0),
     ),
+    ahead: ratio(
+      a.reduce((s, r) => s + r.ahead, 0),
+      a.reduce((s, r) => s + r.steps, 0),
+    ),
     readyLag: mean(trueReadies.map((r) => (r.readyAt as number) - (r.masteredAt as number))),
     falseReady,
     readies: readies.length,
@@ -109,6 +115,7 @@ export const TARGETS: { key: keyof WorldFigures; label: string; better: "low" | 
   { key: "aOverD", label: "A / D steps (D: true parameters)", better: "low", target: Number.NaN, fmt: (x) => x.toFixed(2) },
   { key: "dOverC", label: "D / C steps (observing, true parameters)", better: "low", target: Number.NaN, fmt: (x) => x.toFixed(2) },
   { key: "redundant", label: "redundant share of A's steps", better: "low", target: 0.35, fmt: (x) => `${(100 * x).toFixed(0)}%` },
+  { key: "ahead", label: "A's steps ahead of an unmastered prerequisite", better: "low", target: Number.NaN, fmt: (x) => `${(100 * x).toFixed(0)}%` },
   { key: "readyLag", label: "ready: answers after true mastery", better: "low", target: 10, fmt: (x) => x.toFixed(1) },
   { key: "falseReadyRate", label: "false-ready", better: "low", target: 0.05, fmt: (x) => `${(100 * x).toFixed(1)}%` },
   { key: "stuckPrecision", label: "stuck precision", better: "high", target: 0.8, fmt: (x) => x.toFixed(2) },
@@ -152,8 +159,8 @@ export function familyTable(rows: WorldFigures[]): string {
 export function worldRow(name: string, f: WorldFigures): string {
   const p = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–");
   const pc = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : "–");
-  return `| ${name} | ${f.paired}/${f.students - f.blocked}/${f.blocked} | ${p(f.aOverB)} | ${p(f.aOverC)} | ${p(f.cOverB)} | ${p(f.aOverD)} | ${pc(f.redundant)} | ${p(f.readyLag)} | ${f.falseReady}/${f.readies} | ${p(f.stuckPrecision)} | ${p(f.stuckRecall)} | ${pc(f.completeShare)} (${f.completeOf}) | ${pc(f.completeShareSettled)} | ${pc(f.falseCompleteRate)} | ${p(f.strugglingPrecision)} | ${p(f.strugglingRecall)} |`;
+  return `| ${name} | ${f.paired}/${f.students - f.blocked}/${f.blocked} | ${p(f.aOverB)} | ${p(f.aOverC)} | ${p(f.cOverB)} | ${p(f.aOverD)} | ${pc(f.redundant)} | ${pc(f.ahead)} | ${p(f.readyLag)} | ${f.falseReady}/${f.readies} | ${p(f.stuckPrecision)} | ${p(f.stuckRecall)} | ${pc(f.completeShare)} (${f.completeOf}) | ${pc(f.completeShareSettled)} | ${pc(f.falseCompleteRate)} | ${p(f.strugglingPrecision)} | ${p(f.strugglingRecall)} |`;
 }
 
 export const WORLD_HEADER =
-  "| world | paired/learnable/blocked | A/B | A/C | C/B | A/D | redundant | ready lag | false-ready | stuck P | stuck R | B complete | B complete, settled | B false-complete | B struggling P | B struggling R |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
+  "| world | paired/learnable/blocked | A/B | A/C | C/B | A/D | redundant | ahead | ready lag | false-ready | stuck P | stuck R | B complete | B complete, settled | B false-complete | B struggling P | B struggling R |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";

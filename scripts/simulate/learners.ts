@@ -46,7 +46,12 @@ export class Learner {
   }
 
   canLearn(o: number): boolean {
-    return o !== this.student.blocked && this.world.objectives[o]!.prereqs.every((p) => this.known[p]);
+    return o !== this.student.blocked && this.prerequisitesMastered(o);
+  }
+
+  /** Every prerequisite of o mastered (in the continuous model, a half-learned one slows learning o without stopping it). */
+  prerequisitesMastered(o: number): boolean {
+    return this.world.objectives[o]!.prereqs.every((p) => this.known[p]);
   }
 
   /** Probability that one opportunity teaches the (discrete) objective; in continuous worlds, the expected skill gain / 5.5. */
