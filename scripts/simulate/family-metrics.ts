@@ -23,7 +23,7 @@ export interface WorldFigures {
   missedA: number;
   /** share of A's steps (until each student stopped) on objectives the student had already mastered */
   redundant: number;
-  /** share of A's steps on objectives not mastered yet while one of their prerequisites was not (practice ahead of a prerequisite) */
+  /** share of A's steps (until each student stopped, blocked students included) on objectives not mastered yet while one of their prerequisites was not */
   ahead: number;
   /** mean answers between true mastery and A's ready (learnable students with a true ready) */
   readyLag: number;

@@ -49,7 +49,7 @@ export class Learner {
     return o !== this.student.blocked && this.prerequisitesMastered(o);
   }
 
-  /** Every prerequisite of o mastered (in the continuous model, a half-learned one slows learning o without stopping it). */
+  /** Every prerequisite of o mastered (in the continuous model, a half-learned one slows learning o, by its skill / MASTERED_Z, and one at skill 0 or below stops it). */
   prerequisitesMastered(o: number): boolean {
     return this.world.objectives[o]!.prereqs.every((p) => this.known[p]);
   }
