@@ -254,13 +254,15 @@ async function stepB(world: World, curriculum: number[], a: Active, cap: number,
   return false;
 }
 
+/** A reference strategy's run (C, D) as a class run: its steps to mastery, nothing the engine judged. */
+function referenceRun(s: Student, r: { steps: number; masteredAt: number | null }): StudentRun {
+  return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, ahead: 0, end: "mastered", everStuck: false };
+}
+
 /** The oracle for every student (no engine involved). */
 export function runClassC(world: World): StudentRun[] {
   const cap = stepCap(world);
-  return world.students.map((s) => {
-    const r = runC(world, s, cap);
-    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, ahead: 0, end: "mastered", everStuck: false };
-  });
+  return world.students.map((s) => referenceRun(s, runC(world, s, cap)));
 }
 
 /**
@@ -270,8 +272,5 @@ export function runClassC(world: World): StudentRun[] {
  */
 export function runClassD(world: World): StudentRun[] {
   const cap = stepCap(world);
-  return world.students.map((s) => {
-    const r = runD(world, s, cap, 0.8, 1);
-    return { student: s.index, blocked: s.blocked >= 0, steps: r.steps, masteredAt: r.masteredAt, redundant: 0, ahead: 0, end: "mastered", everStuck: false };
-  });
+  return world.students.map((s) => referenceRun(s, runD(world, s, cap, 0.8, 1)));
 }

@@ -70,6 +70,12 @@ export function figures(a: StudentRun[], b: StudentRun[], c: StudentRun[], d: St
   const everComplete = b.filter((r) => r.everComplete);
   const struggling = b.filter((r) => r.everStuck);
   const blockedB = b.filter((r) => r.blocked).length;
+  /** A's steps of one kind over all of A's steps (every student, until each stopped) */
+  const shareOfSteps = (kind: "redundant" | "ahead") =>
+    ratio(
+      a.reduce((s, r) => s + r[kind], 0),
+      a.reduce((s, r) => s + r.steps, 0),
+    );
   return {
     students: a.length,
     blocked,
@@ -83,14 +89,8 @@ export function figures(a: StudentRun[], b: StudentRun[], c: StudentRun[], d: St
     aOverD: stepsOf(A) / stepsOf(D),
     dOverC: stepsOf(D) / stepsOf(C),
     missedA: learnable.filter((s) => A.get(s)?.masteredAt == null).length,
-    redundant: ratio(
-      a.reduce((s, r) => s + r.redundant, 0),
-      a.reduce((s, r) => s + r.steps, 0),
-    ),
-    ahead: ratio(
-      a.reduce((s, r) => s + r.ahead, 0),
-      a.reduce((s, r) => s + r.steps, 0),
-    ),
+    redundant: shareOfSteps("redundant"),
+    ahead: shareOfSteps("ahead"),
     readyLag: mean(trueReadies.map((r) => (r.readyAt as number) - (r.masteredAt as number))),
     falseReady,
     readies: readies.length,

@@ -44,7 +44,8 @@ export function rereadEvidence(
 /** Whether a re-reading's delta moves nothing worth sending. */
 function converged(delta: StatisticsDelta): boolean {
   const small = (x: number) => Math.abs(x) < CONVERGED;
-  for (const c of Object.values(delta.items)) if (![c.known, c.knownRight, c.unknown, c.unknownRight, c.partial].every(small)) return false;
+  // (every count of an item; its objective's label is not one)
+  for (const c of Object.values(delta.items)) if (!Object.values(c).every((x) => typeof x !== "number" || small(x))) return false;
   for (const c of Object.values(delta.objectives)) if (!Object.values(c).every(small)) return false;
   return small(delta.speed.learners) && small(delta.speed.logSquares);
 }
