@@ -178,7 +178,7 @@ export class GoalAnalysis {
    * cannotLearn(k) as the stuck flag reads it: k's own evidence at the slow end of the learner's speed
    * (stuckSlowTail), and a prerequisite whose own answers settle it taken as known, so that k's
    * failures are not read as that prerequisite missing (k's failures against the prior odds made
-   * most of that mass, not doubt about the prerequisite: docs/recommendation.md, engine8's entry).
+   * most of that mass, not doubt about the prerequisite: docs/recommendation-history.md, engine8's entry).
    */
   cannotLearnIfSlow(k: number): number {
     const f = this.reading.slowFactor(this.label(k), POLICY.stuckSlowTail);

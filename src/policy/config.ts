@@ -12,7 +12,7 @@ export const POLICY = {
    * just below mastery on a learning curve answers almost as one above it), so the measured error is
    * not 1 − this: over the family, false-ready 5.4% and a partner-sequenced false-complete 19.9% at
    * 0.95, 2.8% and 0.0% at 0.98, which reported almost no partner-sequenced learner complete
-   * (docs/recommendation.md, "The ready level").
+   * (docs/recommendation-history.md, "The ready level").
    */
   readyLevel: 0.95,
   /**
@@ -25,7 +25,7 @@ export const POLICY = {
    * `stuck` / `struggling`: the posterior probability that the learner cannot learn an objective the
    * goal needs (its prerequisites known, the learner's speed accounted for) reaches this level. Higher
    * than a miss costs: a teacher acts on the flag (0.9 and 0.95 measured alike over the family; 0.95
-   * keeps a learner who is only slow from a flag: docs/recommendation.md "The stuck rule").
+   * keeps a learner who is only slow from a flag: docs/recommendation-history.md "The stuck rule").
    */
   stuckLevel: 0.95,
   /**

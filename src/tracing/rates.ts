@@ -41,14 +41,14 @@ export interface PopulationRates {
  * log). Learning is taken as mostly a switch, knowledge tracing's own assumption, with a quarter
  * of learnings passing through a partial stage (gradual 0.25), until the population shows otherwise;
  * at even odds (0.5) a partner's three right answers in a row rarely completed a goal on a new graph
- * (docs/recommendation.md, the levels table). Each prior counts as `weight` observations (answers, opportunities or learners) against the
+ * (docs/recommendation-history.md, the levels table). Each prior counts as `weight` observations (answers, opportunities or learners) against the
  * population's own. All but one are strong (10–20): guessing and slipping are properties of the
  * items' format, and learning rates vary within the ranges such fits report. How much of a graph a
  * class knows when it starts is not: anything from none of it to most (the prior, 2 learners' worth).
  * A strong prior there held a class that knew most of its graph at 0.3 long enough for the first
  * estimates to read the class's right answers as guesses (the guess at its bound after the first
  * round), and the decisions made in those rounds repeated what the learners knew
- * (docs/recommendation.md, "The first rounds of a class").
+ * (docs/recommendation-history.md, "The first rounds of a class").
  */
 export const PRIORS = {
   guess: { mean: 0.2, weight: 20 },

@@ -5,7 +5,7 @@
  * the priors in the class's first minutes. Measured: after a class of 40 on a family world where
  * most learners knew most of the graph, EM redone on the class's final evidence brought an
  * objective's guess from the class's 0.45 to 0.12 (truth 0.10), from there and from the truth alike
- * (docs/recommendation.md, "The first rounds of a class"). So after its evidence last changed, a
+ * (docs/recommendation-history.md, "The first rounds of a class"). So after its evidence last changed, a
  * registration checks every REREAD_EVERY_MS, REREAD_LIMIT times, whether the rates' version moved
  * since its last reading, and if so re-reads it; a re-reading that moves no count by CONVERGED is
  * neither sent nor kept (the checks go on: a class may still move the rates later).

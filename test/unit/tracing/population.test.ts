@@ -105,7 +105,7 @@ describe("population estimates", () => {
   it("reads a partner-sequenced class on a knowledge-tracing world with guessing at 0.3 as it is, when the partner stops on what it observed", async () => {
     // The oracle's stop ("mastered": after a pass that leaves the targets truly mastered, the family's
     // default until 69c52b3) keeps exactly the unmastered learners practising, which no answer shows: on this class the target's slip is
-    // then estimated at 0.15 (truth 0.05) and 2 of 39 masters are reported complete (docs/recommendation.md,
+    // then estimated at 0.15 (truth 0.05) and 2 of 39 masters are reported complete (docs/recommendation-history.md,
     // "Why the partner-sequenced false completes are high on discrete worlds"). Stopped on the answers
     // alone, the same engine reads the world's rates and its completes hold.
     const world = generateWorld({ ...WORLD, students: 40 }, 16);
