@@ -20,6 +20,7 @@ export class LearnerReading {
   readonly #factors = new Map<string, LocalFactor>();
   readonly #startKnown = new Map<string, number>();
   readonly #knownAtStart = new Map<string, number>();
+  readonly #ancestors = new Map<string, ReadonlySet<string>>();
 
   /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
   constructor(
@@ -34,28 +35,49 @@ export class LearnerReading {
   }
 
   /**
-   * P(the objective's prerequisites were known before the learner began on them here): the product
-   * over the prerequisites the learner worked on of P(known at the start of their own episode). One
-   * never worked on is no evidence either way (taken as known, as contribute.ts does).
+   * P(the objective's prerequisites were known before the learner began on them here): the product,
+   * over its ancestors the learner worked on (#workedAncestors), each counted once, of P(known at the
+   * start of its own episode, given its own prerequisites were). A learner who learned an ancestor here knew nothing
+   * that builds on it beforehand; one never worked on is no evidence either way (taken as known, as
+   * contribute.ts does). Multiplying the direct prerequisites' own start readings instead counts an
+   * ancestor once per path to it: in a graph with fan-in the product then fell to nothing far from the
+   * roots, every right answer there read as learning, and the class's rates ran away
+   * (docs/recommendation-history.md, "An ancestor counted once").
    */
   startKnown(objective: string): number {
     let p = this.#startKnown.get(objective);
     if (p === undefined) {
       p = 1;
-      for (const q of this.prerequisites(objective)) {
-        const e = this.evidence[q];
-        if (e && (e.steps.length || e.foldedAnswers)) p *= this.#knownAtStartOf(q, e);
-      }
+      for (const a of this.#workedAncestors(objective)) p *= this.#ownStart(a);
       this.#startKnown.set(objective, p);
     }
     return p;
   }
 
-  /** P(known at the start of its own episode) of a prerequisite the learner worked on: once per objective, however many build on it. */
-  #knownAtStartOf(objective: string, e: ObjectiveEvidence): number {
+  /**
+   * The objective's ancestors the learner worked on, each once, reached through objectives it worked
+   * on (an objective never worked on ends the walk, as it ends what the learner's evidence says: the
+   * cost stays with the learner's evidence, not the graph's depth).
+   */
+  #workedAncestors(objective: string): ReadonlySet<string> {
+    const known = this.#ancestors.get(objective);
+    if (known) return known;
+    const set = new Set<string>();
+    for (const q of this.prerequisites(objective)) {
+      const e = this.evidence[q];
+      if (!e || !(e.steps.length || e.foldedAnswers)) continue;
+      set.add(q);
+      for (const a of this.#workedAncestors(q)) set.add(a);
+    }
+    this.#ancestors.set(objective, set);
+    return set;
+  }
+
+  /** P(known at the start of its own episode, its prerequisites known then) of an objective the learner worked on. */
+  #ownStart(objective: string): number {
     let p = this.#knownAtStart.get(objective);
     if (p === undefined) {
-      p = knownAtStart(e, { ...episodeRates(this.population, objective, 1), startKnown: this.startKnown(objective) });
+      p = knownAtStart(this.evidence[objective]!, { ...episodeRates(this.population, objective, 1), startKnown: 1 });
       this.#knownAtStart.set(objective, p);
     }
     return p;
