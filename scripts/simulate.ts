@@ -19,7 +19,8 @@ Drives a running Pathwise service over its public API with simulated classes of 
 (scripts/simulate/family.ts; docs/recommendation.md "World family") and prints, per world, the
 figures of the in-process family table: A (the service's recommendations) against B (the partner's
 fixed curriculum, judged by the service's status and progress) and C (oracle), redundant steps,
-steps ahead of an unmastered prerequisite, ready lag, false-ready, stuck precision and recall, and B's complete, false-complete and struggling.
+steps ahead of an unmastered prerequisite, ready lag, false-ready, stuck precision and recall, and
+B's complete, false-complete and struggling.
 
   --base URL             the service (default http://localhost:8787)
   --worlds 101,102,103   family world seeds (default 101,102,103: worlds the engine was never run on in tuning)

@@ -40,6 +40,9 @@ export function newEvidence(): ObjectiveEvidence {
   return { items: [], steps: [], foldedAnswers: 0, foldedRight: 0, foldedTaught: 0, answers: 0, right: 0, work: 0, last: 0 };
 }
 
+/** The learner worked on the objective: a step kept or an answer folded (an episode to read). */
+export const worked = (e: ObjectiveEvidence | undefined): e is ObjectiveEvidence => !!e && (e.steps.length > 0 || e.foldedAnswers > 0);
+
 export function stepItem(e: ObjectiveEvidence, step: number): string {
   return e.items[step >> 2] as string;
 }

@@ -6,7 +6,7 @@
  */
 import type { LocalFactor } from "./beliefs";
 import { type EpisodeRates, forward, forwardAtSpeeds, knownAtStart } from "./episode";
-import type { ObjectiveEvidence } from "./evidence";
+import { type ObjectiveEvidence, worked } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, slowTail, speedPosterior, weightsWithout } from "./speed";
 
@@ -14,6 +14,9 @@ export function episodeRates(population: PopulationRates, objective: string, spe
   const o = objectiveRates(population, objective);
   return { objective: o, item: (label) => itemRates(population, label, o), speed };
 }
+
+/** The ancestors of an objective with no worked-on prerequisite. */
+const NONE: ReadonlySet<string> = new Set();
 
 export class LearnerReading {
   #speed: SpeedPosterior | undefined;
@@ -37,12 +40,12 @@ export class LearnerReading {
   /**
    * P(the objective's prerequisites were known before the learner began on them here): the product,
    * over its ancestors the learner worked on (#workedAncestors), each counted once, of P(known at the
-   * start of its own episode, given its own prerequisites were). A learner who learned an ancestor here knew nothing
-   * that builds on it beforehand; one never worked on is no evidence either way (taken as known, as
-   * contribute.ts does). Multiplying the direct prerequisites' own start readings instead counts an
-   * ancestor once per path to it: in a graph with fan-in the product then fell to nothing far from the
-   * roots, every right answer there read as learning, and the class's rates ran away
-   * (docs/recommendation-history.md, "An ancestor counted once").
+   * start of its own episode, given its own prerequisites were). A learner who learned an ancestor
+   * here knew nothing that builds on it beforehand; one never worked on is no evidence either way
+   * (taken as known, as contribute.ts does). Multiplying the direct prerequisites' own start readings
+   * instead counts an ancestor once per path to it: in a graph with fan-in the product then fell to
+   * nothing far from the roots, every right answer there read as learning, and the class's rates ran
+   * away (docs/recommendation-history.md, "An ancestor counted once").
    */
   startKnown(objective: string): number {
     let p = this.#startKnown.get(objective);
@@ -60,15 +63,11 @@ export class LearnerReading {
    * cost stays with the learner's evidence, not the graph's depth).
    */
   #workedAncestors(objective: string): ReadonlySet<string> {
-    const known = this.#ancestors.get(objective);
-    if (known) return known;
-    const set = new Set<string>();
-    for (const q of this.prerequisites(objective)) {
-      const e = this.evidence[q];
-      if (!e || !(e.steps.length || e.foldedAnswers)) continue;
-      set.add(q);
-      for (const a of this.#workedAncestors(q)) set.add(a);
-    }
+    let set = this.#ancestors.get(objective);
+    if (set) return set;
+    const direct = this.prerequisites(objective).filter((q) => worked(this.evidence[q]));
+    // (most objectives of a scope have none: one shared empty set, not one per objective per reading)
+    set = direct.length ? new Set(direct.flatMap((q) => [q, ...this.#workedAncestors(q)])) : NONE;
     this.#ancestors.set(objective, set);
     return set;
   }

@@ -6,7 +6,7 @@
  * surprising: that is what keeps a slow learner from being called stuck.
  */
 import { type EpisodeEnd, logEvidence } from "./episode";
-import type { ObjectiveEvidence } from "./evidence";
+import { type ObjectiveEvidence, worked } from "./evidence";
 
 /** Speed multipliers considered (×/÷ 2.8 around the population's typical learner). */
 export const SPEEDS = [0.35, 0.5, 0.71, 1, 1.41, 2, 2.83] as const;
@@ -33,7 +33,7 @@ export function speedPosterior(
   const total = LOG_SPEEDS.map((l) => -(l * l) / (2 * spread * spread));
   const ends = new Map<string, EpisodeEnd[]>();
   for (const [objective, e] of Object.entries(evidence)) {
-    if (!e.steps.length && !e.foldedAnswers) continue;
+    if (!worked(e)) continue;
     const perSpeed = endsOf(objective, e);
     ends.set(objective, perSpeed);
     for (let i = 0; i < perSpeed.length; i++) total[i] = total[i]! + logEvidence(perSpeed[i]!);

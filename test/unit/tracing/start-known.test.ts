@@ -20,11 +20,9 @@ function evidence(outcomes: number[]): ObjectiveEvidence {
 }
 
 /** A ladder: level i has objectives `l${i}a` and `l${i}b`, each needing both of level i − 1 (2^i paths to the root level). */
-function ladder(): (objective: string) => readonly string[] {
-  return (objective) => {
-    const level = Number(objective.slice(1, -1));
-    return level === 0 ? [] : [`l${level - 1}a`, `l${level - 1}b`];
-  };
+function ladder(objective: string): readonly string[] {
+  const level = Number(objective.slice(1, -1));
+  return level === 0 ? [] : [`l${level - 1}a`, `l${level - 1}b`];
 }
 
 describe("startKnown", () => {
@@ -34,7 +32,7 @@ describe("startKnown", () => {
     for (let i = 0; i < levels; i++)
       for (const side of ["a", "b"]) answers[`l${i}${side}`] = evidence(i === 0 && side === "a" ? [WRONG, RIGHT, RIGHT, RIGHT] : [RIGHT, RIGHT, RIGHT]);
     const top = `l${levels}a`;
-    const viaLadder = new LearnerReading(answers, population, ladder()).startKnown(top);
+    const viaLadder = new LearnerReading(answers, population, ladder).startKnown(top);
     // the same ancestors, one path to each: l9b ← l9a ← l8b ← l8a ← … ← l0a
     const order = Array.from({ length: levels }, (_, i) => [`l${i}a`, `l${i}b`]).flat();
     const chain = (objective: string) => {
