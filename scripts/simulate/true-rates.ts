@@ -49,7 +49,7 @@ export function trueRates(world: World): PopulationRates {
     gradual: BOUNDS.gradual[0],
   };
   const spread = Math.sqrt(mean(logSpeeds.map((l) => (l - Math.log(typical)) ** 2)));
-  return { version: "truth", graph, objectives, items, speedSpread: clamp(spread, ...BOUNDS.speedSpread) };
+  return { version: "truth", answers: Number.POSITIVE_INFINITY, graph, objectives, items, speedSpread: clamp(spread, ...BOUNDS.speedSpread) };
 }
 
 /** The true rates with the named families taken from `estimate` (an item the estimate lacks: its objective's estimate, as the engine reads it). */
@@ -76,6 +76,7 @@ export function withEstimated(world: World, truth: PopulationRates, estimate: Po
   }
   return {
     version: `truth+${families.join("+")}:${estimate.version}`,
+    answers: estimate.answers,
     graph: mix(truth.graph, estimate.graph),
     objectives,
     items,

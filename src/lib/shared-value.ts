@@ -8,19 +8,20 @@
  * caller never finishes, another one takes over after `refreshTimeoutMs`.
  *
  * A value is therefore served at most `ttlMs + refreshTimeoutMs` after it was read. With no value
- * yet (a cold isolate), every caller reads for itself.
+ * yet (a cold isolate), every caller reads for itself. `ttlMs` may depend on the value read (a
+ * graph's rates are re-read sooner while they move fast: src/reads/population-rates.ts).
  */
 export class SharedValue<T> {
   readonly #entries = new Map<string, { at: number; value: T; refreshingSince?: number }>();
 
   constructor(
-    readonly ttlMs: number,
+    readonly ttlMs: number | ((value: T) => number),
     readonly refreshTimeoutMs: number,
   ) {}
 
   async get(key: string, nowMs: number, load: (previous: T | undefined) => Promise<T>): Promise<T> {
     const hit = this.#entries.get(key);
-    if (hit && nowMs - hit.at < this.ttlMs) return hit.value;
+    if (hit && nowMs - hit.at < (typeof this.ttlMs === "number" ? this.ttlMs : this.ttlMs(hit.value))) return hit.value;
     if (hit?.refreshingSince !== undefined && nowMs - hit.refreshingSince < this.refreshTimeoutMs) return hit.value;
     if (hit) hit.refreshingSince = nowMs;
     let value: T;

@@ -14,9 +14,10 @@ import { SERVICE_PARAMS } from "../model/service-params";
 /**
  * How long an isolate trusts its copy of a graph's item parameters before reading them again; one
  * caller re-reads while the others keep the copy for up to ITEM_PARAMS_REFRESH_MS more, so the
- * parameters in use are at most 35 s old. An answer reaches the stored parameters within 25 s (held
- * by its registration until the next contribution, at most 20 s: CONTRIBUTE_EVERY_MS; then the
- * queue's 5 s batch timeout): 60 s in all (docs/api-conventions.md "Freshness": at most 60 s behind).
+ * parameters in use are at most 35 s old. An answer reaches the stored parameters within 21 s (held
+ * by its registration until the next contribution, at most 20 s: the settled graph's cadence,
+ * src/reads/population-rates.ts; then the queue's 1 s batch timeout): 56 s in all
+ * (docs/api-conventions.md "Freshness": at most 60 s behind).
  */
 export const ITEM_PARAMS_TTL_MS = 25_000;
 const ITEM_PARAMS_REFRESH_MS = 10_000;

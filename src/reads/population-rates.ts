@@ -2,8 +2,9 @@
  * A graph's knowledge-tracing rates, learned from its population (docs/recommendation.md
  * "Estimation"): the model-updates consumer adds every registration's statistics delta to the
  * graph's sums in D1 (`populationWrites`, src/services/population-rates.ts), and each isolate turns
- * the sums into rates (`loadPopulationRates`, src/tracing/estimate.ts), at most POPULATION_TTL_MS
- * behind (docs/api-conventions.md "Freshness": population parameters at most 60 s behind).
+ * the sums into rates (`loadPopulationRates`, src/tracing/estimate.ts), re-read at the graph's
+ * cadence (`populationCadenceMs`; docs/api-conventions.md "Freshness": population parameters at
+ * most 60 s behind).
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
@@ -13,16 +14,33 @@ import { estimateRates } from "../tracing/estimate";
 import { type PopulationRates, priorPopulation } from "../tracing/rates";
 import { emptyDelta, type StatisticsDelta } from "../tracing/statistics";
 
-export const POPULATION_TTL_MS = 20_000;
 /**
- * While one caller re-reads expired rates, the others keep the previous ones this long at most (30 s in
- * all: with a contribution at most 20 s after the answers, CONTRIBUTE_EVERY_MS, and the consumer's
- * batch, the rates in use stay inside the 60 s).
+ * How often a graph's rates are brought up to date: each registration contributes its share at most
+ * this often (src/objects/registration/population-share.ts), and each isolate re-reads its copy
+ * after this long. A young graph, whose statistics hold fewer than `youngAnswers` answers, is
+ * refreshed every `youngMs`: its rates move with every round of its first class, and the decisions
+ * made on its first copies set the course (docs/recommendation-history.md, "The first rounds of a
+ * class"); a young graph's statistics are small, so re-reading them costs little. Past that, a
+ * contribution's share of the evidence is small and every `settledMs` loses nothing: contributions
+ * are a large part of what an answer costs (docs/performance.md, "Contributions every 20 s").
+ */
+export const POPULATION_CADENCE = { youngMs: 5_000, settledMs: 20_000, youngAnswers: 2_000 } as const;
+
+/** The cadence for a graph whose current rates are `rates` (ms). */
+export function populationCadenceMs(rates: PopulationRates): number {
+  return rates.answers < POPULATION_CADENCE.youngAnswers ? POPULATION_CADENCE.youngMs : POPULATION_CADENCE.settledMs;
+}
+
+/**
+ * While one caller re-reads expired rates, the others keep the previous ones this long at most. The
+ * rates in use are thus at most a cadence (the contribution) + the consumer's batch (1 s) + a cadence
+ * (the isolate's copy) + this behind the class: 21 s on a young graph, 51 s on a settled one (docs/api-conventions.md
+ * "Freshness": at most 60 s).
  */
 const POPULATION_REFRESH_MS = 10_000;
 
 /** Resolved values only (never a promise of a read another object or request started: src/lib/in-flight.ts). */
-const cache = new SharedValue<{ version: number; rates: PopulationRates }>(POPULATION_TTL_MS, POPULATION_REFRESH_MS);
+const cache = new SharedValue<{ version: number; rates: PopulationRates }>(({ rates }) => populationCadenceMs(rates), POPULATION_REFRESH_MS);
 
 export function clearPopulationCache(): void {
   cache.clear();

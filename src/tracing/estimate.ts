@@ -58,7 +58,9 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
   const zero = (): AnswerSums => ({ known: 0, knownRight: 0, unknown: 0, unknownRight: 0 });
   const byObjective = new Map<string, AnswerSums>();
   const all = zero();
+  let answers = 0;
   for (const c of Object.values(totals.items)) {
+    answers += c.known + c.unknown + c.partial;
     const o = byObjective.get(c.objective) ?? zero();
     byObjective.set(c.objective, o);
     for (const s of [o, all]) {
@@ -83,5 +85,5 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
   for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, evenly(SHRINK.item));
 
   const spread = Math.sqrt(shrink(totals.speed.logSquares, totals.speed.learners, PRIORS.speedSpread.mean ** 2, PRIORS.speedSpread.weight));
-  return { version, graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };
+  return { version, answers, graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };
 }

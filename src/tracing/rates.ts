@@ -25,6 +25,8 @@ export interface ObjectiveRates extends ItemRates {
 export interface PopulationRates {
   /** identifies the statistics the rates were computed from (a registration's decisions record it) */
   version: string;
+  /** graded answers the statistics were read from: how much evidence the rates rest on (0 for the priors) */
+  answers: number;
   graph: ObjectiveRates;
   objectives: Readonly<Record<string, ObjectiveRates>>;
   items: Readonly<Record<string, ItemRates>>;
@@ -91,7 +93,7 @@ export function priorRates(): ObjectiveRates {
 
 /** The rates of a graph nobody has answered yet. */
 export function priorPopulation(): PopulationRates {
-  return { version: "prior", graph: priorRates(), objectives: {}, items: {}, speedSpread: PRIORS.speedSpread.mean };
+  return { version: "prior", answers: 0, graph: priorRates(), objectives: {}, items: {}, speedSpread: PRIORS.speedSpread.mean };
 }
 
 export function objectiveRates(p: PopulationRates, objective: string): ObjectiveRates {

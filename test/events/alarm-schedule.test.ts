@@ -2,8 +2,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { PROJECTION_DELAY_MS } from "../../src/objects/registration/pending-projection";
-import { CONTRIBUTE_EVERY_MS } from "../../src/objects/registration/population-share";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
+import { POPULATION_CADENCE } from "../../src/reads/population-rates";
 import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { registrationObject } from "../support/registration-object";
 import { api } from "../support/typed-api";
@@ -39,7 +39,7 @@ describe("the registration's alarm", () => {
       };
       Object.assign(object, { env: held });
       try {
-        await object.alarm(); // contributes (the first time: due), so the next contribution is 20 s away
+        await object.alarm(); // contributes (the first time: due), so the next contribution is a cadence away
       } finally {
         Object.assign(object, { env: real });
       }
@@ -56,7 +56,7 @@ describe("the registration's alarm", () => {
     const reg = await register(p, (await createAccount(p)).id, li.id, "learner");
     expect((await answer(p, reg.id)).status).toBe(204);
     await runInDurableObject(registrationObject(reg.id), (object: RegistrationObject) => object.alarm()); // the first contribution (due at once)
-    expect((await answer(p, reg.id)).status).toBe(204); // its evidence waits for the next contribution, 20 s later
+    expect((await answer(p, reg.id)).status).toBe(204); // its evidence waits for the next contribution, a cadence later
 
     const { duringSend, after, contributedAt } = await runInDurableObject(registrationObject(reg.id), async (object: RegistrationObject, state) => {
       const real = object["env"] as Env;
@@ -81,7 +81,8 @@ describe("the registration's alarm", () => {
       return { duringSend, after: await state.storage.getAlarm(), contributedAt: state.storage.kv.get<number>("population_contributed_at") ?? 0 };
     });
     expect(contributedAt).toBeGreaterThan(0);
-    expect(duringSend).toBe(contributedAt + CONTRIBUTE_EVERY_MS);
-    expect(after).toBe(contributedAt + CONTRIBUTE_EVERY_MS);
+    // (a graph nobody has answered is young: its cadence is the young one)
+    expect(duringSend).toBe(contributedAt + POPULATION_CADENCE.youngMs);
+    expect(after).toBe(contributedAt + POPULATION_CADENCE.youngMs);
   });
 });

@@ -6,7 +6,7 @@ import { populationGraphs, populationItems, populationObjectives } from "../../s
 import worker from "../../src/index";
 import type { RegistrationObject } from "../../src/objects/registration/registration-object";
 import type { ModelUpdateMessage } from "../../src/queues/messages";
-import { clearPopulationCache, loadPopulationRates } from "../../src/reads/population-rates";
+import { clearPopulationCache, loadPopulationRates, POPULATION_CADENCE } from "../../src/reads/population-rates";
 import { REREAD_EVERY_MS } from "../../src/tracing/reread";
 import { createAccount, createInstance, newPartner, register } from "../support/api";
 import { demoGraph } from "../support/demo-graph";
@@ -92,6 +92,7 @@ describe("population statistics", () => {
     clearPopulationCache();
     const rates = await loadPopulationRates(openDb(env.DB), graphId);
     expect(rates.version).toBe(`${graphId}:${after.graph?.version}`);
+    expect(rates.answers).toBeCloseTo(3 * first.length + more.length, 6);
     expect(Object.keys(rates.items).sort()).toEqual(["mref-a1", "mref-a2", "mref-a3", "mref-b1", "mref-b2", "mref-b3", "mref-c1"]);
     for (const r of Object.values(rates.items)) {
       expect(r.guess).toBeGreaterThan(0);
@@ -150,6 +151,28 @@ describe("population statistics", () => {
     await makeDue(early.id);
     await flush(early.id);
     expect(await kv<number>(early.id, "population_rereads")).toBe(0);
+  });
+
+  it("an isolate re-reads a young graph's rates after the young cadence, not before", async () => {
+    const { p, graphId, regs } = await classOnFreshGraph(2);
+    const post = (id: string, modules: string[]) =>
+      api("POST", "/v0/registrations/{id}/batch-events", { token: p.adminToken, body: batch(modules, () => true, 2), path: { id } });
+    const [one, two] = regs as [(typeof regs)[number], (typeof regs)[number]];
+    expect((await post(one.id, ["mref-a1", "mref-a2"])).status).toBe(204);
+    await flush(one.id);
+    await vi.waitFor(async () => expect((await sums(graphId)).answers).toBeCloseTo(2, 6), { timeout: 20_000, interval: 250 });
+    clearPopulationCache();
+    const t0 = Date.now();
+    const first = await loadPopulationRates(openDb(env.DB), graphId, t0);
+    expect(first.answers).toBeLessThan(POPULATION_CADENCE.youngAnswers);
+
+    expect((await post(two.id, ["mref-b1", "mref-b2", "mref-b3"])).status).toBe(204);
+    await flush(two.id);
+    await vi.waitFor(async () => expect((await sums(graphId)).answers).toBeCloseTo(5, 6), { timeout: 20_000, interval: 250 });
+    expect((await loadPopulationRates(openDb(env.DB), graphId, t0 + POPULATION_CADENCE.youngMs - 1)).version).toBe(first.version);
+    const next = await loadPopulationRates(openDb(env.DB), graphId, t0 + POPULATION_CADENCE.youngMs);
+    expect(next.version).not.toBe(first.version);
+    expect(next.answers).toBeCloseTo(5, 6);
   });
 
   it("a graph nobody has answered has the priors", async () => {

@@ -1,4 +1,5 @@
 import type { TutorState } from "../../policy";
+import { POPULATION_CADENCE, populationCadenceMs } from "../../reads/population-rates";
 import { type Contributions, contribute, emptyContributions, type Prerequisites } from "../../tracing/contribute";
 import type { PopulationRates } from "../../tracing/rates";
 import { REREAD_EVERY_MS, REREAD_LIMIT, rereadEvidence } from "../../tracing/reread";
@@ -6,17 +7,20 @@ import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /**
  * How often a registration re-reads its changed evidence for the population statistics and releases
- * its held graded answers for item refinement (./outbox.ts): at most once per CONTRIBUTE_EVERY_MS
- * (coalesced off the response path, by the alarm), inside the 60 s the population's rates and item
- * parameters may lag (docs/api-conventions.md "Freshness"; src/reads/item-params.ts adds up the item side).
+ * its held graded answers for item refinement (./outbox.ts): at most once per the graph's cadence
+ * (`populationCadenceMs`: 5 s while the graph is young, 20 s after; coalesced off the response path,
+ * by the alarm), so that the population's rates and item parameters stay inside the 60 s they may
+ * lag (docs/api-conventions.md "Freshness"; src/reads/item-params.ts adds up the item side). The
+ * cadence is the one of the rates read at the last contribution.
  */
-export const CONTRIBUTE_EVERY_MS = 20_000;
+const CONTRIBUTE_EVERY_KEY = "population_every_ms";
 
 /**
  * An alarm that runs anyway (the projection's, ./pending-projection.ts) makes a contribution due
- * within this long now: one alarm instead of two. Contributions stay at least 16 s apart.
+ * within this share of the cadence now: one alarm instead of two. Contributions stay at least 4/5 of
+ * the cadence apart.
  */
-const CONTRIBUTE_EARLY_MS = 4_000;
+const CONTRIBUTE_EARLY_SHARE = 0.2;
 
 /**
  * The registration's share of its graph's population statistics (src/tracing/contribute.ts): whether
@@ -48,14 +52,19 @@ export class PopulationShare {
     return (this.#kv.get<string[]>("population_dirty")?.length ?? 0) > 0;
   }
 
-  /** Whether an alarm running at `nowMs` contributes: due, or due within CONTRIBUTE_EARLY_MS. */
+  /** Whether an alarm running at `nowMs` contributes: due, or due within CONTRIBUTE_EARLY_SHARE of the cadence. */
   dueBy(nowMs: number): boolean {
-    return nowMs >= this.dueAt() - CONTRIBUTE_EARLY_MS;
+    return nowMs >= this.dueAt() - CONTRIBUTE_EARLY_SHARE * this.#everyMs();
   }
 
   /** When the next contribution is due (ms); an alarm is set for it while evidence is pending. */
   dueAt(): number {
-    return (this.#kv.get<number>("population_contributed_at") ?? 0) + CONTRIBUTE_EVERY_MS;
+    return (this.#kv.get<number>("population_contributed_at") ?? 0) + this.#everyMs();
+  }
+
+  /** The cadence of the rates read at the last contribution (a registration that contributed before the cadence was recorded: the settled one). */
+  #everyMs(): number {
+    return this.#kv.get<number>(CONTRIBUTE_EVERY_KEY) ?? POPULATION_CADENCE.settledMs;
   }
 
   /**
@@ -72,6 +81,7 @@ export class PopulationShare {
     this.#keep(contributions);
     this.#kv.delete("population_dirty");
     this.#kv.put("population_contributed_at", nowMs);
+    this.#kv.put(CONTRIBUTE_EVERY_KEY, populationCadenceMs(population));
     this.#kv.put("population_read_version", population.version);
     this.#kv.put("population_rereads", 0);
     return delta;

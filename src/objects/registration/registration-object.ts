@@ -259,7 +259,7 @@ export class RegistrationObject extends DurableObject<Env> {
 
   /**
    * Off the response path: contributes the changed evidence to the population statistics and
-   * releases the graded answers held for item refinement (both at most every CONTRIBUTE_EVERY_MS),
+   * releases the graded answers held for item refinement (both at most once per the graph's cadence: population-share.ts),
    * or, the evidence unchanged, re-reads it when the rates moved (every REREAD_EVERY_MS, a while:
    * src/tracing/reread.ts); publishes the projection, and sends the outbox to its queues; a failed
    * send is retried.

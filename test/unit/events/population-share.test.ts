@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PopulationShare } from "../../../src/objects/registration/population-share";
+import { POPULATION_CADENCE } from "../../../src/reads/population-rates";
 import { type PopulationRates, priorPopulation, priorRates } from "../../../src/tracing/rates";
 import { REREAD_EVERY_MS, REREAD_LIMIT } from "../../../src/tracing/reread";
 import { graph, Learner } from "../policy/fixture";
@@ -65,6 +66,38 @@ describe("a registration's population share", () => {
     const again = share.contribute(learner.tutor, population, prerequisites, 40_000);
     expect(again).toStrictEqual(failed);
     expect(store.reads.filter((k) => k === "population_contributions")).toHaveLength(2);
+  });
+});
+
+describe("the contribution's cadence (src/reads/population-rates.ts populationCadenceMs)", () => {
+  const { youngMs, settledMs, youngAnswers } = POPULATION_CADENCE;
+
+  it("is the young graph's while the rates read rest on fewer than youngAnswers answers, the settled graph's after", () => {
+    const share = new PopulationShare(kvStore().kv);
+    const learner = new Learner(index);
+    learner.practise("a", true);
+    share.markChanged(["lref-a"]);
+    share.contribute(learner.tutor, { ...priorPopulation(), version: "g:1", answers: youngAnswers - 1 }, prerequisites, 100_000);
+    expect(share.dueAt()).toBe(100_000 + youngMs);
+    // an alarm that runs anyway within the last fifth of the cadence contributes then
+    expect(share.dueBy(100_000 + 0.8 * youngMs - 1)).toBe(false);
+    expect(share.dueBy(100_000 + 0.8 * youngMs)).toBe(true);
+
+    learner.practise("b", true);
+    share.markChanged(["lref-b"]);
+    share.contribute(learner.tutor, { ...priorPopulation(), version: "g:2", answers: youngAnswers }, prerequisites, 200_000);
+    expect(share.dueAt()).toBe(200_000 + settledMs);
+    expect(share.dueBy(200_000 + 0.8 * settledMs - 1)).toBe(false);
+  });
+
+  it("is the settled graph's for a registration that contributed before the cadence was recorded", () => {
+    const store = kvStore();
+    const share = new PopulationShare(store.kv);
+    const learner = new Learner(index);
+    learner.practise("a", true);
+    share.contribute(learner.tutor, population, prerequisites, 100_000);
+    store.kv.delete("population_every_ms");
+    expect(share.dueAt()).toBe(100_000 + settledMs);
   });
 });
 

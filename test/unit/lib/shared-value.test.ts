@@ -26,6 +26,15 @@ describe("SharedValue: one refresh at a time, the previous value meanwhile", () 
     expect(await cache.get("g", 999, async () => 2)).toBe(1);
   });
 
+  it("a TTL that depends on the value: each value is kept as long as its own TTL says", async () => {
+    const cache = new SharedValue<number>((v) => (v < 10 ? 100 : 1000), 500);
+    expect(await cache.get("g", 0, async () => 1)).toBe(1);
+    expect(await cache.get("g", 99, async () => 50)).toBe(1);
+    expect(await cache.get("g", 100, async () => 50)).toBe(50);
+    expect(await cache.get("g", 1099, async () => 2)).toBe(50);
+    expect(await cache.get("g", 1100, async () => 2)).toBe(2);
+  });
+
   it("after the TTL, one caller reloads while the others get the previous value at once", async () => {
     const cache = new SharedValue<number>(1000, 500);
     await cache.get("g", 0, async () => 1);
