@@ -13,15 +13,18 @@
  */
 export class SharedValue<T> {
   readonly #entries = new Map<string, { at: number; value: T; refreshingSince?: number }>();
+  readonly #ttlMs: (value: T) => number;
 
   constructor(
-    readonly ttlMs: number | ((value: T) => number),
+    ttlMs: number | ((value: T) => number),
     readonly refreshTimeoutMs: number,
-  ) {}
+  ) {
+    this.#ttlMs = typeof ttlMs === "number" ? () => ttlMs : ttlMs;
+  }
 
   async get(key: string, nowMs: number, load: (previous: T | undefined) => Promise<T>): Promise<T> {
     const hit = this.#entries.get(key);
-    if (hit && nowMs - hit.at < (typeof this.ttlMs === "number" ? this.ttlMs : this.ttlMs(hit.value))) return hit.value;
+    if (hit && nowMs - hit.at < this.#ttlMs(hit.value)) return hit.value;
     if (hit?.refreshingSince !== undefined && nowMs - hit.refreshingSince < this.refreshTimeoutMs) return hit.value;
     if (hit) hit.refreshingSince = nowMs;
     let value: T;

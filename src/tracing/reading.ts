@@ -6,7 +6,7 @@
  */
 import type { LocalFactor } from "./beliefs";
 import { type EpisodeRates, forward, forwardAtSpeeds, knownAtStart } from "./episode";
-import { type ObjectiveEvidence, worked } from "./evidence";
+import { newEvidence, type ObjectiveEvidence, worked } from "./evidence";
 import { itemRates, LEAK, objectiveRates, type PopulationRates } from "./rates";
 import { SPEEDS, type SpeedPosterior, slowTail, speedPosterior, weightsWithout } from "./speed";
 
@@ -22,7 +22,7 @@ export class LearnerReading {
   #speed: SpeedPosterior | undefined;
   readonly #factors = new Map<string, LocalFactor>();
   readonly #startKnown = new Map<string, number>();
-  readonly #knownAtStart = new Map<string, number>();
+  readonly #ownStarts = new Map<string, number>();
   readonly #ancestors = new Map<string, ReadonlySet<string>>();
 
   /** `prerequisites`: the graph's prerequisite relation by label (none given: every objective a root). */
@@ -74,10 +74,10 @@ export class LearnerReading {
 
   /** P(known at the start of its own episode, its prerequisites known then) of an objective the learner worked on. */
   #ownStart(objective: string): number {
-    let p = this.#knownAtStart.get(objective);
+    let p = this.#ownStarts.get(objective);
     if (p === undefined) {
       p = knownAtStart(this.evidence[objective]!, { ...episodeRates(this.population, objective, 1), startKnown: 1 });
-      this.#knownAtStart.set(objective, p);
+      this.#ownStarts.set(objective, p);
     }
     return p;
   }
@@ -114,10 +114,7 @@ export class LearnerReading {
   #compute(objective: string, weights?: readonly number[]): LocalFactor {
     const ends = this.speed.ends.get(objective);
     if (!ends) {
-      const end = forward(
-        { items: [], steps: [], foldedAnswers: 0, foldedRight: 0, foldedTaught: 0, answers: 0, right: 0, work: 0, last: 0 },
-        this.rates(objective),
-      );
+      const end = forward(newEvidence(), this.rates(objective));
       return { known: end.known, unknown: end.partial + end.unknown, blocked: end.blocked, leakKnown: LEAK, leakUnknown: 1 - LEAK };
     }
     const w = weights ?? weightsWithout(this.speed, objective);
