@@ -5,7 +5,9 @@
 //     --profile-out DIR also writes each raw profile there (KEY.cpuprofile, for Chrome DevTools);
 //   --rate N: offer N requests/s per round instead of as many as are answered (CPU per request of two
 //     versions compared at the same load, on a machine whose other work moves the throughput);
-//   --app-root DIR: measure the Worker of another checkout (e.g. a worktree of main) with this harness.
+//   --app-root DIR: measure the Worker of another checkout (e.g. a worktree of main) with this harness;
+//   --idle-minutes N: after the seeding, the server's CPU while no request comes, per 30 s for N minutes
+//     (what the registrations' alarms do in the background: docs/performance.md "Re-reading checks").
 // Builds the Worker as it deploys (`wrangler deploy --dry-run`), runs it in one workerd through
 // Miniflare's API (no `wrangler dev`), each Worker on its own socket, with its real bindings (D1
 // with the migrations, Durable Objects on SQLite, both queues and their consumers, the [vars],
@@ -25,7 +27,7 @@ import { signAccessToken, verifyAccessToken } from "../src/auth/access-token";
 import { shardIndex } from "../src/rate-limits/token-shards";
 import { buildAll } from "./throughput/build";
 import { type ClassStart, classStart, classStartErrors, classStartRow, seedClassStart } from "./throughput/class-start";
-import { loadAverage, settle } from "./throughput/cpu";
+import { cpuMs, loadAverage, settle } from "./throughput/cpu";
 import { type RoundResult, round, type Traffic } from "./throughput/load";
 import { openProfiler, summarizeProfile } from "./throughput/profile";
 import { type RecommendationCost, recommendationCost } from "./throughput/recommendation-cost";
@@ -52,6 +54,7 @@ const { values } = parseArgs({
     rate: { type: "string" },
     "app-root": { type: "string" },
     "class-start-learners": { type: "string" },
+    "idle-minutes": { type: "string" },
   },
   allowPositionals: true,
 });
@@ -182,6 +185,7 @@ async function main() {
     const idle = await settle(pids, 3000, 120_000);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     log(`seeded in ${seedSeconds.toFixed(0)} s (queues drained: ${idle.quiet}) [${elapsed()}]`);
+    if (values["idle-minutes"]) out(await idleCpu(pids, Number(values["idle-minutes"])));
     const graphUuid = (await api.call("GET", `/v0/graphs/${sampleGraphInfo.label}`)).id as string;
 
     const w: S.World = { app: server.app, hello: server.hello, floor: server.floor, token: api.token, credentials: server.credentials, sample, big };
@@ -508,6 +512,21 @@ async function main() {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The server's CPU while no request comes, per 30 s for `minutes` (share of one core), as a table. */
+async function idleCpu(pids: number[], minutes: number): Promise<string> {
+  const rows: string[][] = [];
+  let last = cpuMs(pids);
+  for (let i = 1; i <= minutes * 2; i++) {
+    await new Promise((r) => setTimeout(r, 30_000));
+    const now = cpuMs(pids);
+    const share = (now - last) / 30_000;
+    last = now;
+    log(`  idle ${(i / 2).toFixed(1)} min: server CPU ${(share * 100).toFixed(1)}% of a core [${elapsed()}]`);
+    rows.push([(i / 2).toFixed(1), `${(share * 100).toFixed(1)}%`]);
+  }
+  return `\nServer CPU while idle after the seeding (no requests; share of one core per 30 s):\n${table(["minutes after seeding", "server CPU"], rows)}`;
 }
 
 /** Sizes of the Durable Object SQLite files (with their WAL) under the persistence directory. */

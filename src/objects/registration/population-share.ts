@@ -2,7 +2,7 @@ import type { TutorState } from "../../policy";
 import { POPULATION_CADENCE, populationCadenceMs } from "../../reads/population-rates";
 import { type Contributions, contribute, emptyContributions, type Prerequisites } from "../../tracing/contribute";
 import type { PopulationRates } from "../../tracing/rates";
-import { REREAD_EVERY_MS, REREAD_LIMIT, rereadEvidence } from "../../tracing/reread";
+import { REREAD_LIMIT, rereadEvidence, rereadWaitMs } from "../../tracing/reread";
 import { emptyDelta, type StatisticsDelta } from "../../tracing/statistics";
 
 /**
@@ -93,9 +93,10 @@ export class PopulationShare {
    * contribution, before any, and after REREAD_LIMIT checks.
    */
   rereadDueAt(): number | undefined {
-    if (this.pending() || (this.#kv.get<number>("population_rereads") ?? 0) >= REREAD_LIMIT) return undefined;
+    const checks = this.#kv.get<number>("population_rereads") ?? 0;
+    if (this.pending() || checks >= REREAD_LIMIT) return undefined;
     const at = this.#kv.get<number>("population_contributed_at");
-    return at === undefined ? undefined : at + REREAD_EVERY_MS;
+    return at === undefined ? undefined : at + rereadWaitMs(checks);
   }
 
   /** Whether an alarm running at `nowMs` makes a re-reading check. */

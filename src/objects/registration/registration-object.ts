@@ -260,7 +260,7 @@ export class RegistrationObject extends DurableObject<Env> {
   /**
    * Off the response path: contributes the changed evidence to the population statistics and
    * releases the graded answers held for item refinement (both at most once per the graph's cadence: population-share.ts),
-   * or, the evidence unchanged, re-reads it when the rates moved (every REREAD_EVERY_MS, a while:
+   * or, the evidence unchanged, re-reads it when the rates moved (1, 3, 7, 15 and 31 minutes after the change:
    * src/tracing/reread.ts); publishes the projection, and sends the outbox to its queues; a failed
    * send is retried.
    */

@@ -113,23 +113,29 @@ describe("re-reading unchanged evidence (src/tracing/reread.ts)", () => {
     return { store, learner, share };
   };
 
-  it("is checked every REREAD_EVERY_MS after the last contribution, REREAD_LIMIT times, and not while new evidence waits", () => {
+  it("is checked 1, 3, 7, 15 and 31 minutes after the last contribution, and not while new evidence waits", () => {
     const { learner, share } = contributed();
+    expect(REREAD_LIMIT).toBe(5);
     expect(share.rereadDueAt()).toBe(REREAD_EVERY_MS);
     expect(share.rereadDue(REREAD_EVERY_MS - 1)).toBe(false);
-    let at = REREAD_EVERY_MS;
+    const checkedAt: number[] = [];
     for (let n = 1; n <= REREAD_LIMIT; n++) {
+      const at = share.rereadDueAt() as number;
+      expect(share.rereadDue(at - 1)).toBe(false);
       expect(share.rereadDue(at)).toBe(true);
       share.reread(() => learner.tutor, moved(n), prerequisites, at);
-      at += REREAD_EVERY_MS;
+      checkedAt.push(at);
     }
+    // each wait twice the one before: the rates move most in a class's first minutes
+    expect(checkedAt.map((at) => at / REREAD_EVERY_MS)).toStrictEqual([1, 3, 7, 15, 31]);
     expect(share.rereadDueAt()).toBeUndefined();
     // new evidence: its own contribution first, then the checks start over
+    const last = checkedAt.at(-1) as number;
     learner.practise("b", true);
     share.markChanged(["lref-b"]);
     expect(share.rereadDueAt()).toBeUndefined();
-    share.contribute(learner.tutor, population, prerequisites, at);
-    expect(share.rereadDueAt()).toBe(at + REREAD_EVERY_MS);
+    share.contribute(learner.tutor, population, prerequisites, last);
+    expect(share.rereadDueAt()).toBe(last + REREAD_EVERY_MS);
   });
 
   it("re-reads only when the rates' version moved, without asking for the evidence otherwise", () => {
