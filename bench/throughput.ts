@@ -27,7 +27,7 @@ import { signAccessToken, verifyAccessToken } from "../src/auth/access-token";
 import { shardIndex } from "../src/rate-limits/token-shards";
 import { buildAll } from "./throughput/build";
 import { type ClassStart, classStart, classStartErrors, classStartRow, seedClassStart } from "./throughput/class-start";
-import { cpuMs, loadAverage, settle } from "./throughput/cpu";
+import { cpuMs, loadAverage, settle, sleep } from "./throughput/cpu";
 import { type RoundResult, round, type Traffic } from "./throughput/load";
 import { openProfiler, summarizeProfile } from "./throughput/profile";
 import { type RecommendationCost, recommendationCost } from "./throughput/recommendation-cost";
@@ -514,17 +514,19 @@ async function main() {
   }
 }
 
-/** The server's CPU while no request comes, per 30 s for `minutes` (share of one core), as a table. */
+/** The server's CPU while no request comes, per IDLE_SAMPLE_MS for `minutes` (share of one core), as a table. */
 async function idleCpu(pids: number[], minutes: number): Promise<string> {
+  const IDLE_SAMPLE_MS = 30_000;
   const rows: string[][] = [];
   let last = cpuMs(pids);
-  for (let i = 1; i <= minutes * 2; i++) {
-    await new Promise((r) => setTimeout(r, 30_000));
+  for (let i = 1; i <= (minutes * 60_000) / IDLE_SAMPLE_MS; i++) {
+    await sleep(IDLE_SAMPLE_MS);
     const now = cpuMs(pids);
-    const share = (now - last) / 30_000;
+    const at = ((i * IDLE_SAMPLE_MS) / 60_000).toFixed(1);
+    const share = `${(((now - last) / IDLE_SAMPLE_MS) * 100).toFixed(1)}%`;
     last = now;
-    log(`  idle ${(i / 2).toFixed(1)} min: server CPU ${(share * 100).toFixed(1)}% of a core [${elapsed()}]`);
-    rows.push([(i / 2).toFixed(1), `${(share * 100).toFixed(1)}%`]);
+    log(`  idle ${at} min: server CPU ${share} of a core [${elapsed()}]`);
+    rows.push([at, share]);
   }
   return `\nServer CPU while idle after the seeding (no requests; share of one core per 30 s):\n${table(["minutes after seeding", "server CPU"], rows)}`;
 }

@@ -25,7 +25,7 @@ export function loadAverage(): [number, number, number] {
   return [Number(a), Number(b), Number(c)];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits until the server is idle: its CPU use stays under `threshold` (share of one core) for
