@@ -1,7 +1,8 @@
 // Throughput in workerd (issue 13; docs/performance.md):
 //   npm run bench -- throughput [--quick] [--seconds 10] [--rounds 3] [--series-seconds 5] [--no-series]
 //     [--learners 1000] [--prior-events 10,1000,100000] [--only KEY,...] [--profile KEY] [--app-root DIR]
-//   --profile KEY: a CPU profile of one scenario (workerd's inspector) instead of the tables;
+//   --profile KEY: a CPU profile of one scenario (workerd's inspector) instead of the tables; KEY idle:
+//     of the server while no request comes after the seeding, for --idle-minutes (2 by default);
 //     --profile-out DIR also writes each raw profile there (KEY.cpuprofile, for Chrome DevTools);
 //   --rate N: offer N requests/s per round instead of as many as are answered (CPU per request of two
 //     versions compared at the same load, on a machine whose other work moves the throughput);
@@ -185,6 +186,7 @@ async function main() {
     const idle = await settle(pids, 3000, 120_000);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     log(`seeded in ${seedSeconds.toFixed(0)} s (queues drained: ${idle.quiet}) [${elapsed()}]`);
+    if (values.profile === "idle") return await profileIdle(inspectorPort as number, Number(values["idle-minutes"] ?? 2), values["profile-out"]);
     if (values["idle-minutes"]) out(await idleCpu(pids, Number(values["idle-minutes"])));
     const graphUuid = (await api.call("GET", `/v0/graphs/${sampleGraphInfo.label}`)).id as string;
 
@@ -515,6 +517,20 @@ async function main() {
 }
 
 /** The server's CPU while no request comes, per IDLE_SAMPLE_MS for `minutes` (share of one core), as a table. */
+/** A CPU profile of the service's isolate while idle after the seeding (`--profile idle`): what its alarms and consumers do in the background. */
+async function profileIdle(inspectorPort: number, minutes: number, outDir: string | undefined): Promise<void> {
+  const profiler = await openProfiler(inspectorPort, "pathwise");
+  await profiler.start();
+  await sleep(minutes * 60_000);
+  const profile = await profiler.stop();
+  profiler.close();
+  if (outDir) {
+    mkdirSync(resolve(outDir), { recursive: true });
+    writeFileSync(join(resolve(outDir), "idle.cpuprofile"), JSON.stringify(profile));
+  }
+  console.log(`\n### profile: the server idle for ${minutes} min after the seeding\n${summarizeProfile(profile)}`);
+}
+
 async function idleCpu(pids: number[], minutes: number): Promise<string> {
   const IDLE_SAMPLE_MS = 30_000;
   const rows: string[][] = [];
