@@ -516,21 +516,19 @@ async function main() {
   }
 }
 
-/** The server's CPU while no request comes, per IDLE_SAMPLE_MS for `minutes` (share of one core), as a table. */
 /** A CPU profile of the service's isolate while idle after the seeding (`--profile idle`): what its alarms and consumers do in the background. */
 async function profileIdle(inspectorPort: number, minutes: number, outDir: string | undefined): Promise<void> {
   const profiler = await openProfiler(inspectorPort, "pathwise");
+  if (outDir) mkdirSync(resolve(outDir), { recursive: true }); // (before: a missing folder would fail the write after the wait)
   await profiler.start();
   await sleep(minutes * 60_000);
   const profile = await profiler.stop();
   profiler.close();
-  if (outDir) {
-    mkdirSync(resolve(outDir), { recursive: true });
-    writeFileSync(join(resolve(outDir), "idle.cpuprofile"), JSON.stringify(profile));
-  }
+  if (outDir) writeFileSync(join(resolve(outDir), "idle.cpuprofile"), JSON.stringify(profile));
   console.log(`\n### profile: the server idle for ${minutes} min after the seeding\n${summarizeProfile(profile)}`);
 }
 
+/** The server's CPU while no request comes, per IDLE_SAMPLE_MS for `minutes` (share of one core), as a table. */
 async function idleCpu(pids: number[], minutes: number): Promise<string> {
   const IDLE_SAMPLE_MS = 30_000;
   const rows: string[][] = [];

@@ -252,7 +252,7 @@ describe("status and progress", () => {
   });
 
   it("keeps recommending the targets until they are jointly at the level, not only each alone", () => {
-    // Two independent targets each at 0.95-0.97 alone are jointly below 0.95: the goal is not complete,
+    // Two independent targets each just past the ready level alone are jointly below it: the goal is not complete,
     // so something must still be recommended and work_remaining must count it.
     const g = goal(index, { targets: { include: ["lref-c", "lref-d"] } });
     for (let seed = 1; seed <= 20; seed++) {

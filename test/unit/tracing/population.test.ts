@@ -90,7 +90,7 @@ describe("population estimates", () => {
   });
 
   it("brings a partner-sequenced class to complete: most learners who truly mastered the goal are reported complete, none falsely", async () => {
-    // (guess 0.05: three right answers in a row are then strong enough evidence for the 0.95 level,
+    // (guess 0.05: three right answers in a row are then strong enough evidence for the ready level,
     // whether learning is read as a switch or along a curve; with guessing more likely a partner's
     // three in a row often are not, and the status says how much more work it needs instead)
     const world = generateWorld({ ...WORLD, guess: [0.05, 0.05], students: 40 }, 12);
