@@ -270,11 +270,7 @@ async function main() {
         const s = [...main, ...oneToken, ...seriesScenarios].find((m) => m.key === key);
         if (!s) throw new Error(`--profile: no scenario ${key}`);
         await runRound(s, WARMUP_SECONDS, pids, false);
-        await profiler.start();
-        await runRound(s, SECONDS, pids, false);
-        const profile = await profiler.stop();
-        if (values["profile-out"]) writeFileSync(join(resolve(values["profile-out"]), `${key}.cpuprofile`), JSON.stringify(profile));
-        console.log(`\n### profile: ${s.label}\n${summarizeProfile(profile)}`);
+        await profiled(profiler, key, s.label, values["profile-out"], () => runRound(s, SECONDS, pids, false));
       }
       profiler.close();
       return;
@@ -520,12 +516,23 @@ async function main() {
 async function profileIdle(inspectorPort: number, minutes: number, outDir: string | undefined): Promise<void> {
   const profiler = await openProfiler(inspectorPort, "pathwise");
   if (outDir) mkdirSync(resolve(outDir), { recursive: true }); // (before: a missing folder would fail the write after the wait)
-  await profiler.start();
-  await sleep(minutes * 60_000);
-  const profile = await profiler.stop();
+  await profiled(profiler, "idle", `the server idle for ${minutes} min after the seeding`, outDir, () => sleep(minutes * 60_000));
   profiler.close();
-  if (outDir) writeFileSync(join(resolve(outDir), "idle.cpuprofile"), JSON.stringify(profile));
-  console.log(`\n### profile: the server idle for ${minutes} min after the seeding\n${summarizeProfile(profile)}`);
+}
+
+/** Profiles the service's isolate while `during` runs, prints the summary and writes KEY.cpuprofile into `outDir` (made beforehand). */
+async function profiled(
+  profiler: Awaited<ReturnType<typeof openProfiler>>,
+  key: string,
+  label: string,
+  outDir: string | undefined,
+  during: () => Promise<unknown>,
+): Promise<void> {
+  await profiler.start();
+  await during();
+  const profile = await profiler.stop();
+  if (outDir) writeFileSync(join(resolve(outDir), `${key}.cpuprofile`), JSON.stringify(profile));
+  console.log(`\n### profile: ${label}\n${summarizeProfile(profile)}`);
 }
 
 /** The server's CPU while no request comes, per IDLE_SAMPLE_MS for `minutes` (share of one core), as a table. */
