@@ -264,8 +264,6 @@ async function main() {
     }
     if (values.profile) {
       const profiler = await openProfiler(inspectorPort as number, "pathwise");
-      // made here: a missing folder would fail the write after the whole profiled round
-      if (values["profile-out"]) mkdirSync(resolve(values["profile-out"]), { recursive: true });
       for (const key of values.profile.split(",")) {
         const s = [...main, ...oneToken, ...seriesScenarios].find((m) => m.key === key);
         if (!s) throw new Error(`--profile: no scenario ${key}`);
@@ -515,12 +513,11 @@ async function main() {
 /** A CPU profile of the service's isolate while idle after the seeding (`--profile idle`): what its alarms and consumers do in the background. */
 async function profileIdle(inspectorPort: number, minutes: number, outDir: string | undefined): Promise<void> {
   const profiler = await openProfiler(inspectorPort, "pathwise");
-  if (outDir) mkdirSync(resolve(outDir), { recursive: true }); // (before: a missing folder would fail the write after the wait)
   await profiled(profiler, "idle", `the server idle for ${minutes} min after the seeding`, outDir, () => sleep(minutes * 60_000));
   profiler.close();
 }
 
-/** Profiles the service's isolate while `during` runs, prints the summary and writes KEY.cpuprofile into `outDir` (made beforehand). */
+/** Profiles the service's isolate while `during` runs, prints the summary and writes KEY.cpuprofile into `outDir`. */
 async function profiled(
   profiler: Awaited<ReturnType<typeof openProfiler>>,
   key: string,
@@ -528,6 +525,8 @@ async function profiled(
   outDir: string | undefined,
   during: () => Promise<unknown>,
 ): Promise<void> {
+  // the folder made first: a missing one would fail the write after the whole profiled run
+  if (outDir) mkdirSync(resolve(outDir), { recursive: true });
   await profiler.start();
   await during();
   const profile = await profiler.stop();
