@@ -42,6 +42,8 @@ export interface PopulationRates {
  * 0.02 (not estimated: estimate.ts says why); learners' speeds differ by ×/÷ 1.4 (sd 0.35 of the
  * log). Learning is taken as mostly a switch, knowledge tracing's own assumption, with a quarter
  * of learnings passing through a partial stage (gradual 0.25), until the population shows otherwise;
+ * at 0.1 `ready` came earlier for every learner, with more false readies on the continuous worlds
+ * (575 world-targets against 581: docs/recommendation-history.md, "What the estimates cost today");
  * at even odds (0.5) a partner's three right answers in a row rarely completed a goal on a new graph
  * (docs/recommendation-history.md, the levels table). Each prior counts as `weight` observations (answers, opportunities or learners) against the
  * population's own. All but one are strong (10–20): guessing and slipping are properties of the
