@@ -190,6 +190,24 @@ describe("recommendation", () => {
     expect(rec.justification?.intent).toBe("introduction");
   });
 
+  it("probes a prerequisite nobody asked the learner before building a slow objective on it, not before a fast one", () => {
+    const g = goal(index);
+    // A class that knows most of its graph (b and a believed known at 0.9, settled by the prior alone)
+    // and has not learned c yet; c taught slowly, then fast.
+    const population = (learn: number) => {
+      const graph = { ...POP.graph, prior: 0.9 };
+      return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
+    };
+    const l = new Learner(index);
+    l.answer("mref-c1", false);
+    // c would take some 30 steps: one answer on b is cheaper than the 10% chance they are all wasted
+    const slow = recommend(g, l.tutor, population(0.03));
+    expect(slow.justification).toMatchObject({ current_learning_objective_id: "lref-b", remedial: true, intent: "diagnostic" });
+    // c would take two: building on b at 90% is cheaper than asking
+    const fast = recommend(g, l.tutor, population(0.5));
+    expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
+  });
+
   it("carries the topic of the target in the justification and topic_work_remaining in the status", () => {
     const g = goal(index, { topics: [{ id: "t-1", targets: { include: ["lref-c"] } }] });
     const l = new Learner(index);
