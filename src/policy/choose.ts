@@ -1,12 +1,14 @@
 /**
- * Where the learner works next, and on which atom (docs/recommendation.md, "The choice").
+ * Where the learner works next, and on which atom (docs/recommendation.md, "Decisions").
  *
  * Among the objectives the open targets still need, not yet settled, each is worth
  *   P(its prerequisites are known and it is not: practice there teaches)
  *   + P(it is known) × (its unsettled ancestors: a right answer there vouches for all of them),
  * the first term the learning a step buys, the second the diagnosis it saves. A novice is thus taught
  * at the frontier, an expert probed high, and an objective just learned is left as soon as practising
- * what builds on it is worth more than confirming it (its dependents' answers confirm it too).
+ * what builds on it is worth more than confirming it (its dependents' answers confirm it too). A
+ * prerequisite nobody asked the learner is probed first where building on a gap there would cost more
+ * than the probe (probeFirst).
  */
 import { effectiveRate } from "../tracing/episode";
 import { attemptsOn, lastOutcome, TAUGHT, WRONG } from "../tracing/evidence";
