@@ -70,9 +70,10 @@ export function rankObjectives(a: GoalAnalysis): number[] {
 /**
  * Probe before building: the most doubtful prerequisite of the best objective that the learner never
  * answered and that the population's prior alone puts at the move-on level is asked once first, when
- * building on it while it is missing would cost more than that one step: P(it is unknown) × the steps
- * the best objective is expected to take (its doubt over the rate it is learned at, by practice or
- * instruction, at the learner's speed) ≥ 1. Otherwise a class that lacks a prerequisite nobody was
+ * building on those prerequisites while one is missing would cost more than that one step:
+ * P(any of them is unknown) × the steps the best objective is expected to take (counted as
+ * work_remaining counts them: its doubt, with the gradual learners' partial stage, over the rate it is
+ * learned at by practice or instruction at the learner's speed) ≥ 1. Otherwise a class that lacks a prerequisite nobody was
  * asked reads its dependent's failures as slow learning (a never-answered prerequisite is no obstacle
  * in the estimates: src/tracing/contribute.ts), and practises the dependent for ever
  * (docs/recommendation-history.md, "Probe before building").
@@ -81,16 +82,18 @@ function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   const top = ranked[0];
   if (top === undefined) return ranked;
   let probe: number | undefined;
+  let allKnown = 1;
   for (const p of a.goal.prereqs[top] ?? []) {
     if (a.answers(p) > 0 || !(a.goal.assess[p]?.length ?? 0) || a.known(p) < POLICY.moveOnLevel) continue;
+    allKnown *= a.known(p);
     if (probe === undefined || a.known(p) < a.known(probe)) probe = p;
   }
   if (probe === undefined) return ranked;
   const rates = objectiveRates(a.population, a.label(top));
   const speed = a.reading.typicalSpeed;
   const rate = Math.max(effectiveRate(rates.learn, speed), (a.goal.instruct[top]?.length ?? 0) > 0 ? effectiveRate(rates.teach, speed) : 0);
-  const stepsAhead = (1 - a.known(top)) / Math.max(rate, 1e-6);
-  if ((1 - a.known(probe)) * stepsAhead < 1) return ranked;
+  const stepsAhead = ((1 + rates.gradual) * (1 - a.known(top))) / Math.max(rate, 1e-6);
+  if ((1 - allKnown) * stepsAhead < 1) return ranked;
   return [probe, ...ranked.filter((k) => k !== probe)];
 }
 
