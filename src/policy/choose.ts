@@ -69,14 +69,15 @@ export function rankObjectives(a: GoalAnalysis): number[] {
 
 /**
  * Probe before building: the most doubtful prerequisite of the best objective that the learner never
- * answered and that the population's prior alone puts at the move-on level is asked once first, when
- * building on those prerequisites while one is missing would cost more than that one step:
- * P(any of them is unknown) × the steps the best objective is expected to take (counted as
- * work_remaining counts them: its doubt, with the gradual learners' partial stage, over the rate it is
- * learned at by practice or instruction at the learner's speed) ≥ 1. Otherwise a class that lacks a prerequisite nobody was
- * asked reads its dependent's failures as slow learning (a never-answered prerequisite is no obstacle
- * in the estimates: src/tracing/contribute.ts), and practises the dependent for ever
- * (docs/recommendation-history.md, "Probe before building").
+ * answered is asked once first, when building on those never-answered prerequisites while one is
+ * missing would cost more than that one step: P(any of them is unknown) × the steps the best objective
+ * is expected to take (counted as work_remaining counts them: its doubt, with the gradual learners'
+ * partial stage, over the rate it is learned at by practice or instruction at the learner's speed) ≥ 1.
+ * The worth of the choice cannot see this: a class that lacks a prerequisite nobody was asked reads its
+ * dependent's failures as slow learning (a never-answered prerequisite is no obstacle in the estimates:
+ * src/tracing/contribute.ts), the dependent's rate collapses, its failures then say little about the
+ * prerequisite, and the dependent is practised for ever (docs/recommendation-history.md, "Probe before
+ * building" and "Probe what was never asked").
  */
 function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   const top = ranked[0];
@@ -84,7 +85,7 @@ function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   let probe: number | undefined;
   let allKnown = 1;
   for (const p of a.goal.prereqs[top] ?? []) {
-    if (a.answers(p) > 0 || !(a.goal.assess[p]?.length ?? 0) || a.known(p) < POLICY.moveOnLevel) continue;
+    if (a.answers(p) > 0 || !(a.goal.assess[p]?.length ?? 0)) continue;
     allKnown *= a.known(p);
     if (probe === undefined || a.known(p) < a.known(probe)) probe = p;
   }
