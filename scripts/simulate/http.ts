@@ -102,11 +102,17 @@ export function httpFactory(api: PathwiseClient, provisioned: ProvisionedWorld, 
     return {
       status,
       async view(): Promise<TutorView> {
-        const rec = await learner.GET("/v0/registrations/{id}/recommendation", { params: { path, query: { goal_id: goalId, justifications: "true" } } });
-        const st = await status();
+        const read = async () => {
+          const rec = await learner.GET("/v0/registrations/{id}/recommendation", { params: { path, query: { goal_id: goalId, justifications: "true" } } });
+          return { rec, st: await status() };
+        };
+        let { rec, st } = await read();
         if (rec.status === "unfocused") throw new TransportError(`recommendation of ${reg.id}: the goal is not focused by the request`);
+        // ready ⇔ complete holds for one parameter version; the population's rates may be refreshed
+        // between the two requests (decisions, "Freshness"), so a disagreement is read again once.
+        if ((rec.status === "ready") !== (st.status === "complete")) ({ rec, st } = await read());
         if ((rec.status === "ready") !== (st.status === "complete"))
-          throw new TransportError(`registration ${reg.id}: recommendation ${rec.status} but status ${st.status}`);
+          throw new TransportError(`registration ${reg.id}: recommendation ${rec.status} but status ${st.status}, read twice`);
         const top = rec.module_ids[0];
         const j = top === undefined ? undefined : rec.justifications?.[top];
         return {
