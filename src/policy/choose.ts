@@ -7,8 +7,8 @@
  * the first term the learning a step buys, the second the diagnosis it saves. A novice is thus taught
  * at the frontier, an expert probed high, and an objective just learned is left as soon as practising
  * what builds on it is worth more than confirming it (its dependents' answers confirm it too). A
- * prerequisite nobody asked the learner is probed first where building on a gap there would cost more
- * than the probe (probeFirst).
+ * prerequisite the learner was never asked, or passed on little evidence, is probed first where
+ * building on a gap there would cost more than the probe (probeFirst).
  */
 import { effectiveRate } from "../tracing/episode";
 import { attemptsOn, lastOutcome, TAUGHT, WRONG } from "../tracing/evidence";
@@ -68,16 +68,16 @@ export function rankObjectives(a: GoalAnalysis): number[] {
 }
 
 /**
- * Probe before building: the most doubtful prerequisite of the best objective that the learner never
- * answered is asked once first, when building on those never-answered prerequisites while one is
- * missing would cost more than that one step: P(any of them is unknown) × the steps the best objective
- * is expected to take (counted as work_remaining counts them: its doubt, with the gradual learners'
- * partial stage, over the rate it is learned at by practice or instruction at the learner's speed) ≥ 1.
- * The worth of the choice cannot see this: a class that lacks a prerequisite nobody was asked reads its
- * dependent's failures as slow learning (a never-answered prerequisite is no obstacle in the estimates:
- * src/tracing/contribute.ts), the dependent's rate collapses, its failures then say little about the
- * prerequisite, and the dependent is practised for ever (docs/recommendation-history.md, "Probe before
- * building" and "Probe what was never asked").
+ * Probe before building: the most doubtful prerequisite of the best objective that the ranking does
+ * not weigh by the learner's own answers (never answered, or answered and settled) is asked once
+ * first, when building on those prerequisites while one is missing would cost more than that one step:
+ * P(any of them is unknown) × the steps the best objective is expected to take (counted as
+ * work_remaining counts them: its doubt, with the gradual learners' partial stage, over the rate it is
+ * learned at by practice or instruction at the learner's speed) ≥ 1. The worth of the choice cannot
+ * see this: a class that lacks a prerequisite nobody was asked, or that passed it on a lucky answer,
+ * reads its dependent's failures as slow learning (src/tracing/contribute.ts), the dependent's rate
+ * collapses, its failures then say little about the prerequisite, and the dependent is practised for
+ * ever (docs/recommendation-history.md, "Probe before building" and "Probe what was never asked").
  */
 function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   const top = ranked[0];
@@ -85,7 +85,7 @@ function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   let probe: number | undefined;
   let allKnown = 1;
   for (const p of a.goal.prereqs[top] ?? []) {
-    if (a.answers(p) > 0 || !(a.goal.assess[p]?.length ?? 0)) continue;
+    if (!(a.goal.assess[p]?.length ?? 0) || (a.answers(p) > 0 && a.known(p) < POLICY.moveOnLevel)) continue;
     allKnown *= a.known(p);
     if (probe === undefined || a.known(p) < a.known(probe)) probe = p;
   }

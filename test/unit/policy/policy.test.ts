@@ -225,6 +225,24 @@ describe("recommendation", () => {
     expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
   });
 
+  it("asks again a prerequisite settled on little evidence before a slow objective, not before a fast one", () => {
+    const g = goal(index);
+    // b believed known at 0.75 before any answer, answered right once (settled: a guess would do the
+    // same), then c failed twice; c taught slowly, then fast.
+    const population = (learn: number) => {
+      const graph = { ...POP.graph, prior: 0.75 };
+      return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
+    };
+    const l = new Learner(index);
+    l.answer("mref-b1", true);
+    l.answer("mref-c1", false);
+    l.answer("mref-c2", false);
+    const slow = recommend(g, l.tutor, population(0.03));
+    expect(slow.justification).toMatchObject({ current_learning_objective_id: "lref-b", remedial: true });
+    const fast = recommend(g, l.tutor, population(0.5));
+    expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
+  });
+
   it("carries the topic of the target in the justification and topic_work_remaining in the status", () => {
     const g = goal(index, { topics: [{ id: "t-1", targets: { include: ["lref-c"] } }] });
     const l = new Learner(index);
