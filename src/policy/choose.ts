@@ -68,16 +68,17 @@ export function rankObjectives(a: GoalAnalysis): number[] {
 }
 
 /**
- * Probe before building: the most doubtful prerequisite of the best objective that the ranking does
- * not weigh by the learner's own answers (never answered, or answered and settled) is asked once
- * first, when building on those prerequisites while one is missing would cost more than that one step:
- * P(any of them is unknown) × the steps the best objective is expected to take (counted as
- * work_remaining counts them: its doubt, with the gradual learners' partial stage, over the rate it is
- * learned at by practice or instruction at the learner's speed) ≥ 1. The worth of the choice cannot
- * see this: a class that lacks a prerequisite nobody was asked, or that passed it on a lucky answer,
- * reads its dependent's failures as slow learning (src/tracing/contribute.ts), the dependent's rate
- * collapses, its failures then say little about the prerequisite, and the dependent is practised for
- * ever (docs/recommendation-history.md, "Probe before building" and "Probe what was never asked").
+ * Probe before building: the most doubtful prerequisite of the best objective that the learner never
+ * answered, or answered and is believed to know at the move-on level (where the ranking stops weighing
+ * an objective below the targets), is asked once first, when building on those prerequisites while
+ * one is missing would cost more than that one step: P(any of them is unknown) × the steps the best
+ * objective is expected to take ((1 + gradual) × its doubt over the rate it is learned at by practice,
+ * or instruction where it has some, at the learner's speed: work_remaining's learning term, which
+ * counts practice alone) ≥ 1. The worth of the choice cannot see this: a class that lacks a
+ * prerequisite nobody was asked, or that passed it on a lucky answer, reads its dependent's failures
+ * as slow learning (src/tracing/contribute.ts), the dependent's rate collapses, its failures then say
+ * little about the prerequisite, and the dependent is practised for ever
+ * (docs/recommendation-history.md, "Probe before building" and "Probe what was never asked").
  */
 function probeFirst(a: GoalAnalysis, ranked: number[]): number[] {
   const top = ranked[0];

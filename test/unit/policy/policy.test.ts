@@ -23,6 +23,19 @@ const POP = priorPopulation();
 const isInstruction = (m: string) => m.endsWith("-read");
 const objectiveOf = (m: string) => `lref-${m.slice(5, 6)}`;
 
+/**
+ * The learner's recommendation in a class that believes every objective known at `prior` but c (0.1),
+ * c taught slowly (0.03 a step) and fast (0.5): where probing c's prerequisites pays, and where not.
+ */
+function slowAndFast(learner: Learner, prior: number): { slow: Recommendation; fast: Recommendation } {
+  const population = (learn: number) => {
+    const graph = { ...POP.graph, prior };
+    return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
+  };
+  const g = goal(index);
+  return { slow: recommend(g, learner.tutor, population(0.03)), fast: recommend(g, learner.tutor, population(0.5)) };
+}
+
 /** Follows module_ids[0] for up to n steps; `knows` decides the answers. Returns every recommendation seen. */
 function follow(learner: Learner, g: PreparedGoal, n: number, knows: (objective: string) => boolean): Recommendation[] {
   const seen: Recommendation[] = [];
@@ -191,55 +204,37 @@ describe("recommendation", () => {
   });
 
   it("probes a prerequisite nobody asked the learner before building a slow objective on it, not before a fast one", () => {
-    const g = goal(index);
     // A class that knows most of its graph (b and a believed known at 0.9, settled by the prior alone)
-    // and has not learned c yet; c taught slowly, then fast.
-    const population = (learn: number) => {
-      const graph = { ...POP.graph, prior: 0.9 };
-      return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
-    };
+    // and has not learned c yet.
     const l = new Learner(index);
     l.answer("mref-c1", false);
+    const { slow, fast } = slowAndFast(l, 0.9);
     // c would take some 30 steps: one answer on b is cheaper than the 10% chance they are all wasted
-    const slow = recommend(g, l.tutor, population(0.03));
     expect(slow.justification).toMatchObject({ current_learning_objective_id: "lref-b", remedial: true, intent: "diagnostic" });
     // c would take two: building on b at 90% is cheaper than asking
-    const fast = recommend(g, l.tutor, population(0.5));
     expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
   });
 
   it("probes a prerequisite nobody asked that the prior leaves in doubt, before a slow objective, not before a fast one", () => {
-    const g = goal(index);
     // b and a believed known at 0.75 (below the move-on level: among the objectives ranked, but c's worth
-    // is higher), c failed twice; c taught slowly, then fast.
-    const population = (learn: number) => {
-      const graph = { ...POP.graph, prior: 0.75 };
-      return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
-    };
+    // is higher), c failed twice.
     const l = new Learner(index);
     l.answer("mref-c1", false);
     l.answer("mref-c2", false);
-    const slow = recommend(g, l.tutor, population(0.03));
+    const { slow, fast } = slowAndFast(l, 0.75);
     expect(slow.justification).toMatchObject({ current_learning_objective_id: "lref-b", remedial: true, intent: "diagnostic" });
-    const fast = recommend(g, l.tutor, population(0.5));
     expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
   });
 
   it("asks again a prerequisite settled on little evidence before a slow objective, not before a fast one", () => {
-    const g = goal(index);
     // b believed known at 0.75 before any answer, answered right once (settled: a guess would do the
-    // same), then c failed twice; c taught slowly, then fast.
-    const population = (learn: number) => {
-      const graph = { ...POP.graph, prior: 0.75 };
-      return { ...POP, version: `c-${learn}`, graph, objectives: { "lref-c": { ...graph, prior: 0.1, learn, teach: learn } } };
-    };
+    // same), then c failed twice.
     const l = new Learner(index);
     l.answer("mref-b1", true);
     l.answer("mref-c1", false);
     l.answer("mref-c2", false);
-    const slow = recommend(g, l.tutor, population(0.03));
+    const { slow, fast } = slowAndFast(l, 0.75);
     expect(slow.justification).toMatchObject({ current_learning_objective_id: "lref-b", remedial: true });
-    const fast = recommend(g, l.tutor, population(0.5));
     expect(fast.justification?.current_learning_objective_id).toBe("lref-c");
   });
 
