@@ -73,11 +73,11 @@ export const SHRINK = { objective: 10, item: 10 } as const;
 
 /**
  * Bounds that keep a fitted model non-degenerate (a guess above 1 − slip would invert what an answer
- * means). Slip at most 0.2, a learner who knows the objective missing one answer in five: higher,
- * the known state takes in the learners halfway up a learning curve (right two times in three), on
- * the continuous worlds the slips sat at the bound, and `ready` came for learners who had not
- * mastered (at 0.3, false-ready and the partner's false completes were met on 14 and 25 fewer of the 270
- * judging worlds: docs/recommendation-history.md, "Six more trials").
+ * means). Slip is at most 0.2: a learner who knows an objective misses at most one answer in five.
+ * At 0.3 the continuous worlds' fits sat at the bound, the known state took in learners halfway up a
+ * learning curve (right two times in three), and `ready` came before mastery: false-ready and the
+ * partner's false-complete were met on 14 and 25 fewer of the 270 judging worlds
+ * (docs/recommendation-history.md, "Six more trials").
  */
 export const BOUNDS = {
   guess: [0.01, 0.45],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { estimateRates } from "../../../src/tracing/estimate";
-import { emptyDelta } from "../../../src/tracing/statistics";
+import { emptyDelta, emptyObjectiveCounts } from "../../../src/tracing/statistics";
 
 /**
  * The known state answers right with 1 − slip, and slip is bounded at 0.2 (rates.ts BOUNDS): a class
@@ -21,16 +21,7 @@ describe("the slip bound", () => {
         unknownRight: (0.1 * answers) / 20,
         partial: 0,
       };
-    totals.objectives.o1 = {
-      episodes: 200,
-      knownAtStart: 50,
-      learnOpportunities: 1000,
-      learnings: 150,
-      teachOpportunities: 0,
-      teachings: 0,
-      partialEntries: 0,
-      directEntries: 150,
-    };
+    totals.objectives.o1 = { ...emptyObjectiveCounts(), episodes: 200, knownAtStart: 50, learnOpportunities: 1000, learnings: 150, directEntries: 150 };
     return estimateRates(totals, "test");
   };
 
