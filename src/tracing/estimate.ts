@@ -25,7 +25,8 @@ interface AnswerSums {
 /** How many observations the level above counts as, per rate (PRIORS' weights at the graph, SHRINK below it). */
 type Weights = Readonly<Record<"guess" | "slip" | "prior" | "learn" | "teach" | "gradual", number>>;
 
-const evenly = (w: number): Weights => ({ guess: w, slip: w, prior: w, learn: w, teach: w, gradual: w });
+/** Every rate pulled with `w` observations, but guess and slip with SHRINK.guessSlip (rates.ts says why). */
+const below = (w: number): Weights => ({ guess: SHRINK.guessSlip, slip: SHRINK.guessSlip, prior: w, learn: w, teach: w, gradual: w });
 
 const GRAPH_WEIGHTS: Weights = {
   guess: PRIORS.guess.weight,
@@ -79,10 +80,10 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
 
   const objectives: Record<string, ObjectiveRates> = {};
   for (const label of new Set([...Object.keys(totals.objectives), ...byObjective.keys()])) {
-    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, evenly(SHRINK.objective));
+    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, below(SHRINK.objective));
   }
   const items: Record<string, ItemRates> = {};
-  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, evenly(SHRINK.item));
+  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, below(SHRINK.item));
 
   const spread = Math.sqrt(shrink(totals.speed.logSquares, totals.speed.learners, PRIORS.speedSpread.mean ** 2, PRIORS.speedSpread.weight));
   return { version, answers, graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };
