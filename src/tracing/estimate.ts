@@ -25,9 +25,6 @@ interface AnswerSums {
 /** How many observations the level above counts as, per rate (PRIORS' weights at the graph, SHRINK below it). */
 type Weights = Readonly<Record<"guess" | "slip" | "prior" | "learn" | "teach" | "gradual", number>>;
 
-/** Every rate pulled with `w` observations, but guess and slip with SHRINK.guessSlip (rates.ts says why). */
-const below = (w: number): Weights => ({ guess: SHRINK.guessSlip, slip: SHRINK.guessSlip, prior: w, learn: w, teach: w, gradual: w });
-
 const GRAPH_WEIGHTS: Weights = {
   guess: PRIORS.guess.weight,
   slip: PRIORS.slip.weight,
@@ -37,7 +34,7 @@ const GRAPH_WEIGHTS: Weights = {
   gradual: PRIORS.gradual.weight,
 };
 
-function guessSlip(c: AnswerSums, above: ItemRates, w: Weights): ItemRates {
+function guessSlip(c: AnswerSums, above: ItemRates, w: Pick<Weights, "guess" | "slip">): ItemRates {
   const guess = clamp(shrink(c.unknownRight, c.unknown, above.guess, w.guess), BOUNDS.guess);
   const slip = clamp(shrink(c.known - c.knownRight, c.known, above.slip, w.slip), BOUNDS.slip);
   // An answer must say more when the objective is known: keep guess + slip below 0.9.
@@ -80,10 +77,10 @@ export function estimateRates(totals: StatisticsDelta, version: string): Populat
 
   const objectives: Record<string, ObjectiveRates> = {};
   for (const label of new Set([...Object.keys(totals.objectives), ...byObjective.keys()])) {
-    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, below(SHRINK.objective));
+    objectives[label] = objectiveLevel(totals.objectives[label] ?? emptyObjectiveCounts(), byObjective.get(label) ?? zero(), graph, SHRINK.objective);
   }
   const items: Record<string, ItemRates> = {};
-  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, below(SHRINK.item));
+  for (const [label, c] of Object.entries(totals.items)) items[label] = guessSlip(c, objectives[c.objective] ?? graph, SHRINK.item);
 
   const spread = Math.sqrt(shrink(totals.speed.logSquares, totals.speed.learners, PRIORS.speedSpread.mean ** 2, PRIORS.speedSpread.weight));
   return { version, answers, graph, objectives, items, speedSpread: clamp(spread, BOUNDS.speedSpread) };

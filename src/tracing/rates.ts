@@ -69,17 +69,21 @@ export const PRIORS = {
 export const LEAK = 0.05;
 
 /**
- * How strongly a lower level (objective, item) is pulled to the level above it (in observations).
- * Guess and slip are pulled ten times as hard (`guessSlip`). A class answers an objective most of
- * its learners know once or twice each, and those answers cannot tell a guess from a learner who
- * knew it: a lower prior with a higher guess fits them as well as the truth. Pulled with 10 answers,
+ * How strongly a lower level (objective, item) is pulled to the level above it (in observations),
+ * per rate. Guess and slip are pulled ten times as hard as the others. A class answers an objective
+ * most of its learners know once or twice each, and those answers cannot tell a guess from a learner
+ * who knew it: a lower prior with a higher guess fits them as well as the truth. Pulled with 10 answers,
  * the estimates drifted along that ridge to the guess's bound (0.45 for a true 0.31 on the
  * objective most of family world 4's class knew; docs/recommendation-history.md, "Guess and slip
  * pulled to the graph's"). The graph's guess and slip, read from every objective at once, are where
  * the answers tell them apart; an objective or item moves from them on the evidence of about 100
  * answers.
  */
-export const SHRINK = { objective: 10, item: 10, guessSlip: 100 } as const;
+export const SHRINK = {
+  objective: { guess: 100, slip: 100, prior: 10, learn: 10, teach: 10, gradual: 10 },
+  /** (an item has a guess and a slip only) */
+  item: { guess: 100, slip: 100 },
+} as const;
 
 /**
  * Bounds that keep a fitted model non-degenerate (a guess above 1 − slip would invert what an answer

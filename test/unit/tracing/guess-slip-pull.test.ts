@@ -4,7 +4,7 @@ import { emptyDelta, emptyObjectiveCounts, type StatisticsDelta } from "../../..
 
 /**
  * An objective's and an item's guess and slip move from the graph's only on the evidence of about 100
- * answers (rates.ts SHRINK.guessSlip). A class answers an objective most of its learners know once or
+ * answers (rates.ts SHRINK). A class answers an objective most of its learners know once or
  * twice each; the E-step cannot tell those right answers from guesses, and with a pull of 10 answers
  * the objective's guess drifted to its bound (docs/recommendation-history.md, "Guess and slip pulled
  * to the graph's").
