@@ -4,6 +4,7 @@
  * (never the whole graph): O(scope objectives + their prerequisite edges + their atoms).
  */
 import type { GraphIndex } from "../graphs/runtime-graph";
+import { withoutImpliedPrerequisites } from "../tracing/implied-prerequisites";
 import type { CompletionBehavior, GoalBodyLike, GoalScopeLabels, PreparedGoal, PreparedTarget, PreparedTopic } from "./types";
 
 export const DEFAULT_MIN_MASTERY = 0.8;
@@ -28,17 +29,18 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
   const local = new Map<string, number>();
   for (const [i, l] of labels.entries()) local.set(l, i);
 
-  const prereqs: number[][] = [];
-  const dependents: number[][] = Array.from({ length: n }, () => []);
+  const direct: number[][] = [];
   for (let li = 0; li < n; li++) {
     const ps: number[] = [];
     for (const gp of g.prerequisites[globalIdx[li]!] ?? []) {
       const lp = localOfGlobal.get(gp);
       if (lp !== undefined) ps.push(lp);
     }
-    prereqs.push(ps);
-    for (const p of ps) dependents[p]!.push(li);
+    direct.push(ps);
   }
+  const prereqs = withoutImpliedPrerequisites(direct);
+  const dependents: number[][] = Array.from({ length: n }, () => []);
+  for (const [li, ps] of prereqs.entries()) for (const p of ps) dependents[p]!.push(li);
 
   // Recommendable atoms per objective.
   const scopeModules = new Set(scope.scopeModules);
@@ -105,7 +107,7 @@ export function prepareGoal(body: GoalBodyLike, scope: GoalScopeLabels, index: G
   for (let level = 1; frontier.length; level++) {
     const next: number[] = [];
     for (const o of frontier)
-      for (const p of prereqs[o]!)
+      for (const p of direct[o]!)
         if (distance[p] === -1) {
           distance[p] = level;
           next.push(p);

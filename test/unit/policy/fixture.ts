@@ -9,12 +9,12 @@ import { applyTutoredEvent, type GoalBodyLike, initialTutorState, type PreparedG
 import { modelGraphFor } from "../../../src/policy/model-graph";
 
 /**
- * lref-a <- lref-b <- lref-c (target), lref-d (unrelated). Each objective has four assessment atoms
- * mref-<o>1..4; lref-b and lref-c also have an instructional atom mref-<o>-read.
+ * lref-a <- lref-b <- lref-c (target), lref-d (unrelated), or the prerequisites given. Each objective
+ * has four assessment atoms mref-<o>1..4; lref-b and lref-c also have an instructional atom
+ * mref-<o>-read.
  */
-export function graph(): GraphIndex {
-  const objectives = ["a", "b", "c", "d"];
-  const prereq: Record<string, string[]> = { a: [], b: ["a"], c: ["b"], d: [] };
+export function graph(prereq: Record<string, string[]> = { a: [], b: ["a"], c: ["b"], d: [] }): GraphIndex {
+  const objectives = Object.keys(prereq);
   const modules: GraphDocument["modules"] = [];
   for (const o of objectives) {
     for (let i = 1; i <= 4; i++) modules.push({ id: `mref-${o}${i}`, name: `${o}${i}`, type: "assessment", learning_objectives: [`lref-${o}`] });
