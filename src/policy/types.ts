@@ -73,11 +73,8 @@ export interface PreparedGoal {
   /** objective labels, local index -> `lref-` */
   labels: string[];
   local: Map<string, number>;
-  /** in-scope prerequisites / dependents (local indices), without a prerequisite another of them needs (src/tracing/implied-prerequisites.ts) */
+  /** in-scope prerequisites (local indices), without a prerequisite another of them needs (src/tracing/implied-prerequisites.ts) */
   prereqs: number[][];
-  dependents: number[][];
-  /** prerequisite distance from the nearest target (0 = target), -1 when not below any target */
-  distance: number[];
   /** recommendable assessing atoms (type assessment or both) per objective, labels */
   assess: string[][];
   /** recommendable instructional-only atoms per objective, labels */
