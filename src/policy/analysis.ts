@@ -21,6 +21,8 @@ export class GoalAnalysis {
     readonly tutor: TutorState,
     readonly population: PopulationRates,
     readonly nowMs = 0,
+    /** the interactions spent on the goal since its assignment, when the caller counted them (else every interaction in scope) */
+    readonly workOnGoal?: number,
   ) {
     this.reading = new LearnerReading(tutor.obj, population, (label) => {
       const k = goal.local.get(label);
@@ -200,8 +202,13 @@ export class GoalAnalysis {
     return this.goal.labels.some((_, k) => this.answers(k) > 0);
   }
 
-  /** Work share spent on the goal's scope (for max_work_on_goal). */
+  /** Work spent on the goal (for max_work_on_goal): as counted by the caller, else the work share of every interaction in scope. */
   work(): number {
-    return this.goal.labels.reduce((s, _, k) => s + (this.evidence(k)?.work ?? 0), 0);
+    return this.workOnGoal ?? this.goal.labels.reduce((s, _, k) => s + (this.evidence(k)?.work ?? 0), 0);
+  }
+
+  /** `complete_max_work`: not complete, and max_work_on_goal interactions spent. The goal is over: nothing more is recommended. */
+  workCapped(): boolean {
+    return this.goal.maxWork !== undefined && !this.complete() && this.work() >= this.goal.maxWork;
   }
 }

@@ -11,6 +11,8 @@ import type { Justification, PreparedGoal, Recommendation, TutorState } from "./
 export interface PolicyOptions {
   /** request time (ms); 0 = unknown */
   nowMs?: number;
+  /** interactions spent on the goal since it was assigned (max_work_on_goal); absent: every interaction in scope counts */
+  workOnGoal?: number;
 }
 
 export interface RecommendOptions extends PolicyOptions {
@@ -18,11 +20,12 @@ export interface RecommendOptions extends PolicyOptions {
 }
 
 export function recommend(goal: PreparedGoal, tutor: TutorState, population: PopulationRates, options: RecommendOptions = {}): Recommendation {
-  return recommendWith(new GoalAnalysis(goal, tutor, population, options.nowMs ?? 0), options.continuedRecommendations === true);
+  return recommendWith(new GoalAnalysis(goal, tutor, population, options.nowMs ?? 0, options.workOnGoal), options.continuedRecommendations === true);
 }
 
 export function recommendWith(a: GoalAnalysis, continued: boolean): Recommendation {
-  if (a.complete()) {
+  // A goal over by its work cap (status complete_max_work) is ready like a complete one.
+  if (a.complete() || a.workCapped()) {
     if (!continued) return { module_ids: [], status: "ready", stuck: false };
     const c = continuedPractice(a);
     return { module_ids: c.module_ids, status: "ready", stuck: false, ...(c.justification ? { justification: c.justification } : {}) };

@@ -1,8 +1,9 @@
 /**
  * Goal status and progress (spec 2.5; docs/recommendation.md "Decisions"), from the same analysis
- * as the recommendation: `complete` ⇔ the recommendation's `ready`, `struggling` ⇔ its `stuck`. It
- * reads only the evidence, never who chose the work: a learner the partner sequences gets the same
- * status as one who follows the recommendations.
+ * as the recommendation: `complete` or `complete_max_work` ⇔ the recommendation's `ready`,
+ * `struggling` ⇔ its `stuck`. A goal over by its work cap keeps its progress and work remaining
+ * (what mastering the targets would still take). It reads only the evidence, never who chose the
+ * work: a learner the partner sequences gets the same status as one who follows the recommendations.
  */
 import { logit } from "../model/math";
 import { effectiveRate } from "../tracing/episode";
@@ -14,7 +15,7 @@ import type { PolicyOptions } from "./recommend";
 import type { GoalStatus, GoalStatusValue, PreparedGoal, TargetStatus, TargetStatusValue, TutorState } from "./types";
 
 export function goalStatus(goal: PreparedGoal, tutor: TutorState, population: PopulationRates, options: PolicyOptions = {}): GoalStatus {
-  return goalStatusWith(new GoalAnalysis(goal, tutor, population, options.nowMs ?? 0));
+  return goalStatusWith(new GoalAnalysis(goal, tutor, population, options.nowMs ?? 0, options.workOnGoal));
 }
 
 /**
@@ -36,7 +37,7 @@ export function goalStatusWith(a: GoalAnalysis): GoalStatus {
 
   let status: GoalStatusValue;
   if (complete) status = "complete";
-  else if (g.maxWork !== undefined && a.work() >= g.maxWork) status = "complete_max_work";
+  else if (a.workCapped()) status = "complete_max_work";
   else if (!evidence) status = "no_work";
   else if (stuckOn !== undefined) status = "struggling";
   else status = "in_progress";

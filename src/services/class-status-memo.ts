@@ -1,5 +1,5 @@
 import { TimedMemo } from "../lib/timed-memo";
-import type { GoalSpec } from "../objects/registration/rpc";
+import { type GoalSpec, goalSpecKey } from "../objects/registration/rpc";
 import type { GoalStatus } from "../policy";
 
 /**
@@ -16,8 +16,7 @@ const MAX_ROWS = 20_000;
 /** Per registration and the exact goal versions asked. */
 const rows = new TimedMemo<GoalStatus[]>(CLASS_ROW_MAX_AGE_MS, MAX_ROWS);
 
-const keyOf = (registrationId: string, goals: GoalSpec[]) =>
-  `${registrationId}|${goals.map((g) => `${g.id}:${g.version}:${g.graphUuid}@${g.graphVersion}`).join(",")}`;
+const keyOf = (registrationId: string, goals: GoalSpec[]) => `${registrationId}|${goals.map(goalSpecKey).join(",")}`;
 
 /**
  * A class page polled every few seconds called each of its learners' objects again and again for

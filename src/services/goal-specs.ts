@@ -17,7 +17,8 @@ export function goalSpecOf(goal: GoalRow, graphUuid: string, graphVersion: numbe
 /** A goal as a metrics request carries it: its spec, when it was assigned to the learner (null: not assigned) and the deadline that gives. */
 export function metricGoalOf(goal: GoalRow, graph: GraphRef, assignedAt: number | null): MetricGoal {
   const deadline = assignedAt === null ? undefined : goalDeadline(goal.body, assignedAt);
-  return { spec: goalSpecOf(goal, graph.uuid, graph.version), assignedAt, deadlineMs: deadline ? deadline.getTime() : null };
+  const spec = goalSpecOf(goal, graph.uuid, graph.version);
+  return { spec: assignedAt === null ? spec : { ...spec, assignedAt }, assignedAt, deadlineMs: deadline ? deadline.getTime() : null };
 }
 
 /**

@@ -56,7 +56,7 @@ export async function recommendationFor(env: Env, target: RecommendationTarget, 
   if (assignedAt === null) throw notFound("Goal assignment (the goal is not assigned to this registration)");
   const stub = registrationObject(env, context.registration.id);
   const r = await stub.recommend({
-    goal: goalSpecOf(goal, context.graphUuid, context.graphVersion),
+    goal: { ...goalSpecOf(goal, context.graphUuid, context.graphVersion), assignedAt },
     continuedRecommendations: flags.continuedRecommendations,
     nowMs: Date.now(),
   });

@@ -49,7 +49,7 @@ async function rowFor(
   maxAgeMs = 0,
 ): Promise<StatusRow> {
   const mine = columns.filter((g) => assigned?.has(g.id));
-  const goals = mine.map((g) => specs.get(g.id) as GoalSpec);
+  const goals = mine.map((g): GoalSpec => ({ ...(specs.get(g.id) as GoalSpec), assignedAt: assigned?.get(g.id) as number }));
   const nowMs = Date.now();
   const call = () => registrationObject(env, registrationId).statuses(goals, nowMs, maxAgeMs);
   // A class page (maxAgeMs > 0) may answer the row it received a few seconds ago (./class-status-memo.ts).

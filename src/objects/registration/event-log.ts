@@ -64,6 +64,14 @@ export class EventLog {
     });
   }
 
+  /** The module (label) of every graded and ungraded event that ended at or after `sinceMs`. */
+  modulesSince(sinceMs: number): string[] {
+    return this.#sql
+      .exec<{ module: string }>("SELECT module FROM events WHERE kind IN ('graded', 'ungraded') AND occurred_at >= ?", sinceMs)
+      .toArray()
+      .map((r) => r.module);
+  }
+
   count(): number {
     return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM events").one().n;
   }

@@ -89,12 +89,12 @@ export function watchResults(
   registrationId: string,
   state: ModelState,
   activity: ActivitySummary,
-  goals: { prepared: PreparedGoal; request: MetricGoal }[],
+  goals: { prepared: PreparedGoal; request: MetricGoal; workOnGoal: number | undefined }[],
   population: PopulationRates,
   nowMs: number,
 ): WatchResult[] {
-  return goals.map(({ prepared, request }) => {
-    const status: GoalStatus = goalStatus(prepared, state.tutor, population, { nowMs });
+  return goals.map(({ prepared, request, workOnGoal }) => {
+    const status: GoalStatus = goalStatus(prepared, state.tutor, population, { nowMs, workOnGoal });
     let eventsInScope = 0;
     for (const label of prepared.labels) {
       const t = state.tutor.obj[label];

@@ -1,7 +1,7 @@
 import { goalScopeInput, resolveGoalScope, scopeLabels } from "../../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { type PreparedGoal, prepareGoal, type Recommendation } from "../../policy";
-import type { GoalSpec } from "./rpc";
+import { type GoalSpec, goalSpecKey } from "./rpc";
 
 /** A goal's recommendation as last computed, and the learner-state version it was computed for. */
 interface CachedRecommendation {
@@ -17,7 +17,7 @@ interface CachedRecommendation {
   continued?: Recommendation;
 }
 
-const goalKeyOf = (goal: GoalSpec) => `${goal.id}:${goal.version}:${goal.graphUuid}@${goal.graphVersion}`;
+const goalKeyOf = goalSpecKey;
 
 /**
  * The registration's recommendations, one per goal, kept in its key-value storage: the same

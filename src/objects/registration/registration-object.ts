@@ -42,6 +42,7 @@ import type {
 import { migrate } from "./schema";
 import { StatementRecords } from "./statements";
 import { StatusMemo } from "./status-memo";
+import { workOnGoal } from "./work-on-goal";
 
 /**
  * One object per registration. It serializes every event post of the registration and keeps, in
@@ -157,12 +158,16 @@ export class RegistrationObject extends DurableObject<Env> {
    */
   async recommend(request: RecommendRequest): Promise<RecommendOutcome> {
     await this.#ensureStateMatchesParams();
-    const goal = await this.#preparedGoal(request.goal);
+    const { goal, graph } = await this.#preparedGoal(request.goal);
     if (this.ctx.storage.kv.get<string>("focus_goal_id") !== request.goal.id) this.ctx.storage.kv.put("focus_goal_id", request.goal.id);
     const population = await this.#reads.rates(request.goal.graphUuid, request.nowMs);
     const { learner, tutor } = this.#model.current();
     const { id, recommendation } = this.#recommendations.get(request.goal, learner.seq, population.version, request.continuedRecommendations, () =>
-      recommend(goal, tutor, population, { nowMs: request.nowMs, continuedRecommendations: request.continuedRecommendations }),
+      recommend(goal, tutor, population, {
+        nowMs: request.nowMs,
+        continuedRecommendations: request.continuedRecommendations,
+        workOnGoal: workOnGoal(this.#log, graph, request.goal, goal),
+      }),
     );
     return { id, ...recommendation };
   }
@@ -176,10 +181,14 @@ export class RegistrationObject extends DurableObject<Env> {
     await this.#ensureStateMatchesParams();
     const out: GoalStatus[] = [];
     for (const spec of goals) {
-      const goal = await this.#preparedGoal(spec);
+      const { goal, graph } = await this.#preparedGoal(spec);
       const population = await this.#reads.rates(spec.graphUuid, nowMs);
       const { learner, tutor } = this.#model.current();
-      out.push(this.#statuses.get(spec, learner.seq, population.version, nowMs, maxAgeMs, () => goalStatus(goal, tutor, population, { nowMs })));
+      out.push(
+        this.#statuses.get(spec, learner.seq, population.version, nowMs, maxAgeMs, () =>
+          goalStatus(goal, tutor, population, { nowMs, workOnGoal: workOnGoal(this.#log, graph, spec, goal) }),
+        ),
+      );
     }
     return out;
   }
@@ -194,7 +203,7 @@ export class RegistrationObject extends DurableObject<Env> {
       const summary = summaryCovers(stored, firstDay, utcOffsetMinutes) ? stored : summarizeActivity(this.#log.interactions());
       return activeTimeValues(summary, firstDay, lastDay, utcOffsetMinutes);
     }
-    const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
+    const goals = await Promise.all(request.goals.map(async (g) => ({ prepared: (await this.#preparedGoal(g.spec)).goal, request: g })));
     if (request.metric === "readiness-forecast") {
       const population = await this.#reads.rates(request.graph.uuid, request.nowMs);
       return readinessValues(this.#model.current(), this.#analytics.activity(), goals, population, request.nowMs);
@@ -211,7 +220,12 @@ export class RegistrationObject extends DurableObject<Env> {
   /** Learners-to-watch flags of this registration for each goal (same rules as status and progress and the recommendation's stuck). */
   async watch(registrationId: string, goals: MetricGoal[], nowMs: number): Promise<WatchResult[]> {
     await this.#ensureStateMatchesParams();
-    const prepared = await Promise.all(goals.map(async (g) => ({ prepared: await this.#preparedGoal(g.spec), request: g })));
+    const prepared = await Promise.all(
+      goals.map(async (g) => {
+        const { goal, graph } = await this.#preparedGoal(g.spec);
+        return { prepared: goal, request: g, workOnGoal: workOnGoal(this.#log, graph, g.spec, goal) };
+      }),
+    );
     const graphUuid = goals[0]?.spec.graphUuid;
     const population = graphUuid ? await this.#reads.rates(graphUuid, nowMs) : undefined;
     if (!population) return [];
@@ -429,8 +443,9 @@ export class RegistrationObject extends DurableObject<Env> {
     return this.#alarm.noLaterThan(Date.now() + delayMs);
   }
 
-  async #preparedGoal(goal: GoalSpec) {
-    return preparedGoalFor(goal, await this.#reads.graph(goal.graphUuid, goal.graphVersion));
+  async #preparedGoal(spec: GoalSpec) {
+    const graph = await this.#reads.graph(spec.graphUuid, spec.graphVersion);
+    return { goal: preparedGoalFor(spec, graph), graph };
   }
 }
 

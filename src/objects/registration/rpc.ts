@@ -81,7 +81,12 @@ export interface GoalSpec {
   body: GoalBody;
   graphUuid: string;
   graphVersion: number;
+  /** when the goal was assigned to the registration (ms): max_work_on_goal counts the interactions since then (./work-on-goal.ts) */
+  assignedAt?: number;
 }
+
+/** What a goal's computed status or recommendation depends on besides the learner state and the rates. */
+export const goalSpecKey = (g: GoalSpec) => `${g.id}:${g.version}:${g.graphUuid}@${g.graphVersion}:${g.assignedAt ?? ""}`;
 
 export interface RecommendRequest {
   goal: GoalSpec;

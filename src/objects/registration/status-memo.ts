@@ -1,5 +1,5 @@
 import type { GoalStatus } from "../../policy";
-import type { GoalSpec } from "./rpc";
+import { type GoalSpec, goalSpecKey } from "./rpc";
 
 /**
  * How long a goal status computed for a class-level read (an instance's status-and-progress page)
@@ -29,7 +29,7 @@ export class StatusMemo {
 
   /** The status computed by `compute`, or the one computed at most `maxAgeMs` ago for the same state, goal and rates. */
   get(goal: GoalSpec, seq: number, ratesVersion: string, nowMs: number, maxAgeMs: number, compute: () => GoalStatus): GoalStatus {
-    const key = `${seq}|${goal.version}|${goal.graphUuid}@${goal.graphVersion}|${ratesVersion}`;
+    const key = `${seq}|${goalSpecKey(goal)}|${ratesVersion}`;
     const hit = this.#entries.get(goal.id);
     if (hit && hit.key === key && nowMs >= hit.at && nowMs - hit.at <= maxAgeMs) return hit.status;
     const status = compute();

@@ -340,6 +340,17 @@ describe("status and progress", () => {
     const l = new Learner(index);
     l.practise("c", false, 2);
     expect(goalStatus(g, l.tutor, POP).status).toBe("complete_max_work");
+    // the goal is over: the recommendation is ready, with nothing more to do
+    expect(recommend(g, l.tutor, POP)).toMatchObject({ status: "ready", module_ids: [], stuck: false });
+  });
+
+  it("counts the work on the goal the caller gives (the interactions since its assignment) instead of all work in scope", () => {
+    const g = goal(index, { completion_criteria: { min_predicted_mastery: 0.8, max_work_on_goal: 5 } });
+    const l = new Learner(index);
+    l.practise("c", false, 2);
+    expect(goalStatus(g, l.tutor, POP, { workOnGoal: 4 }).status).toBe("in_progress");
+    expect(recommend(g, l.tutor, POP, { workOnGoal: 4 }).status).toBe("in progress");
+    expect(goalStatus(g, l.tutor, POP, { workOnGoal: 5 }).status).toBe("complete_max_work");
   });
 
   it("reports module targets under module_id", () => {
