@@ -22,4 +22,7 @@ const page = `<!doctype html>
 </body>
 </html>`;
 
-export const docsRouter = createRouter().get("/docs", pageSecurity(), (c) => c.html(page));
+export const docsRouter = createRouter()
+  .get("/docs", pageSecurity(), (c) => c.html(page))
+  // Routes are strict about a trailing slash; a person typing /docs/ means the page.
+  .get("/docs/", (c) => c.redirect("/docs", 308));

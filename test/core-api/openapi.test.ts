@@ -1,7 +1,8 @@
+import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callerRules } from "../../src/http/caller-rules";
 import type { Json } from "../support/api";
-import { rawCall } from "../support/raw-call";
+import { BASE, rawCall } from "../support/raw-call";
 
 let doc: Json;
 beforeAll(async () => {
@@ -91,5 +92,11 @@ describe("GET /docs", () => {
     // Those files are static assets, served in front of the Worker: test/local/docs.test.ts fetches them
     // (the empty favicon is an inline data: URL, so the browser requests no /favicon.ico).
     for (const ref of refs) expect(ref.startsWith("/docs/assets/") || ref === "data:,", ref).toBe(true);
+  });
+
+  it("sends /docs/ (a trailing slash) to the page", async () => {
+    const res = await SELF.fetch(`${BASE}/docs/`, { redirect: "manual" });
+    expect(res.status).toBe(308);
+    expect(res.headers.get("location")).toBe("/docs");
   });
 });
