@@ -466,7 +466,7 @@ export interface paths {
         };
         /**
          * Get a knowledge graph
-         * @description The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version` and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.
+         * @description The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version`, when the graph was created (`created_at`) and when this version was stored (`updated_at`), and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.
          *
          *     **Callers:** any token of the partner.
          */
@@ -1514,7 +1514,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             version: number;
+            /** @description When the graph was created (version 1), ISO 8601 UTC, as GET /v0/graphs lists it */
             created_at: string;
+            /** @description When this version was stored, ISO 8601 UTC (the latest version's: GET /v0/graphs' updated_at) */
+            updated_at: string;
         };
         GraphSummary: {
             /** Format: uuid */
