@@ -466,7 +466,7 @@ export interface paths {
         };
         /**
          * Get a knowledge graph
-         * @description The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version` and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.
+         * @description The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version`, when the graph was created (`created_at`) and when this version was stored (`updated_at`), and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.
          *
          *     **Callers:** any token of the partner.
          */
@@ -1514,7 +1514,10 @@ export interface components {
             /** Format: uuid */
             id: string;
             version: number;
+            /** @description When the graph was created (version 1), ISO 8601 UTC, as GET /v0/graphs lists it */
             created_at: string;
+            /** @description When this version was stored, ISO 8601 UTC (the latest version's: GET /v0/graphs' updated_at) */
+            updated_at: string;
         };
         GraphSummary: {
             /** Format: uuid */
@@ -2169,11 +2172,23 @@ export interface components {
          *       "requested_at": "2026-11-25T10:00:00.000Z",
          *       "completed_at": "2026-11-25T10:00:01.412Z",
          *       "removed": {
-         *         "registration_objects": 2,
-         *         "events": 1000,
          *         "registrations": 2,
          *         "goal_assignments": 2,
-         *         "access_tokens": 1
+         *         "account_projections": 1,
+         *         "access_tokens": 1,
+         *         "refresh_tokens": 1,
+         *         "applied_model_updates": 4,
+         *         "xapi_statements": 0,
+         *         "dead_letters": 0,
+         *         "goals": 0,
+         *         "token_gates": 1,
+         *         "rate_limit_windows": 0,
+         *         "registration_objects": 2,
+         *         "events": 1000,
+         *         "idempotency_records": 0,
+         *         "outbox_messages": 0,
+         *         "xapi_statement_records": 0,
+         *         "object_values": 30
          *       }
          *     }
          */
@@ -2196,8 +2211,26 @@ export interface components {
             requested_at: string;
             /** @description ISO 8601 UTC; null while pending */
             completed_at: string | null;
-            /** @description What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. While pending: what has been removed so far. */
+            /** @description What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. A complete receipt names every store listed here, 0 where nothing was removed (a table a later version adds to the registrations' objects appears under its own name). While pending: the stores counted so far. */
             removed: {
+                registrations?: number;
+                goal_assignments?: number;
+                account_projections?: number;
+                access_tokens?: number;
+                refresh_tokens?: number;
+                applied_model_updates?: number;
+                xapi_statements?: number;
+                dead_letters?: number;
+                goals?: number;
+                token_gates?: number;
+                rate_limit_windows?: number;
+                registration_objects?: number;
+                events?: number;
+                idempotency_records?: number;
+                outbox_messages?: number;
+                xapi_statement_records?: number;
+                object_values?: number;
+            } & {
                 [key: string]: number;
             };
         };

@@ -4,10 +4,11 @@ import type { Env } from "./env";
 import { apiDocument } from "./http/api-document";
 import { bodySizeLimit } from "./http/body-limit";
 import { corsForListedOrigins } from "./http/cors";
-import { onError, onNotFound } from "./http/errors";
+import { onError } from "./http/errors";
 import { requestId } from "./http/request-id";
 import { createRouter } from "./http/router";
 import { securityHeaders } from "./http/security-headers";
+import { staticAssetOrNotFound } from "./http/static-assets";
 import { accountsRouter } from "./routes/accounts";
 import { batchRouter } from "./routes/batch";
 import { dataRequestsRouter } from "./routes/data-requests";
@@ -61,7 +62,7 @@ export function createApp() {
   app.openAPIRegistry.registerComponent("securitySchemes", "Basic", { type: "http", scheme: "basic" });
   app.doc31("/v0/openapi.json", apiDocument);
   app.onError(onError);
-  app.notFound(onNotFound);
+  app.notFound(staticAssetOrNotFound);
 
   return app
     .route("/", oauthRouter)

@@ -7,6 +7,8 @@ import type { ErasureMessage, ModelUpdateBody, ProjectionMessage } from "./queue
 /** Bindings and variables of the Worker (wrangler.toml, .dev.vars, secrets). */
 export interface Env {
   DB: D1Database;
+  /** the static files of public/ (wrangler.toml [assets]), served by src/http/static-assets.ts; absent in harnesses that run the Worker without them */
+  ASSETS?: Fetcher;
   TOKEN_GATE: DurableObjectNamespace<TokenGate>;
   /** one object per registration: event log and learner state */
   REGISTRATIONS: DurableObjectNamespace<RegistrationObject>;

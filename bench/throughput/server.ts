@@ -1,6 +1,6 @@
 // One workerd (Miniflare's API, no `wrangler dev`) running three Workers, each on its own socket:
 // the service as deployed (bindings from wrangler.toml via wrangler's own translation, rate limits
-// off, static assets left out: they are served before the Worker and never reach it), the
+// off, static assets left out: the scenarios request API routes only), the
 // hello-world reference and the storage floor, which shares the service's D1 database.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -58,7 +58,7 @@ export function workerdPids(): number[] {
 export async function startServer(bundles: Bundles, persistDir: string, options: { inspectorPort?: number; appRoot?: string } = {}): Promise<Server> {
   const { inspectorPort, appRoot = ROOT } = options;
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(appRoot, "wrangler.toml"));
-  // The bundle is one ES module: no module rules. Static assets are served before the Worker (never reaching it).
+  // The bundle is one ES module: no module rules. No static assets: the scenarios request API routes only.
   const { assets: _assets, modulesRules: _rules, ...appOptions } = workerOptions;
   // Queue batches wait at most 1 s instead of 5-10 s, so a round's deferred work (the last partial
   // batch) is done, and counted, within a short idle wait. Under load batches fill by size (100

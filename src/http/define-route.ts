@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import { callerRules, type Role, type RouteKey, routeKey } from "../http/caller-rules";
 import { protect } from "../http/protect";
 import { utf8Body } from "../http/utf8-body";
+import { utf8Path } from "../http/utf8-path";
 import { rateLimitFor } from "../rate-limits/table";
 import { ErrorSchema, errorResponses } from "../schemas/common";
 
@@ -71,7 +72,8 @@ function rulesText(key: RouteKey): string {
  * An authenticated API route: its path is under /v0, its caller rule is looked up in the
  * caller-rules table and its rate limit in src/rate-limits/table.ts (a missing row in either fails at
  * startup), and `protect` runs before validation, then
- * the UTF-8 check of the body (so an unauthenticated request is 401 whatever its body). Every
+ * the UTF-8 checks of the path parameters and the body (so an unauthenticated request is 401
+ * whatever its path or body). Every
  * error status answers the Error schema (a route's own ones with `refusal()`; checked at startup).
  * The description ends with the route's caller rule and rate limit, from their tables.
  */
@@ -87,7 +89,7 @@ export function apiRoute<const R extends Omit<RouteConfig, "method" | "middlewar
     ...config,
     description: `${config.description}\n\n${rulesText(key)}`,
     security: [{ Bearer: [] }],
-    middleware: [protect(key), utf8Body()] as const,
+    middleware: [protect(key), utf8Path(config.path), utf8Body()] as const,
     responses,
   });
 }

@@ -13,6 +13,10 @@ interface Issue {
   params?: Record<string, unknown>;
   /** an invalid_union's issues per member, paths relative to the union */
   errors?: Issue[][];
+  /** a too_big issue's bound */
+  maximum?: number | bigint;
+  /** a too_small issue's bound */
+  minimum?: number | bigint;
 }
 
 const wrongShape = (issues: Issue[]) => issues.length === 1 && issues[0]?.code === "invalid_type" && issues[0].path.length === 0;
@@ -36,8 +40,24 @@ export function issuePath(target: string, path: PropertyKey[]): string {
   return out;
 }
 
+const tighter = (a: Issue, b: Issue) => (a.code === "too_big" ? Number(a.maximum) < Number(b.maximum) : Number(a.minimum) > Number(b.minimum));
+
+/**
+ * One detail per problem. zod runs every check of a field, so a field can fail two checks for one
+ * reason: 1e20 for `z.number().int().max(100)` breaks both int's safe-integer bound and the max. Of
+ * the bounds one value breaks the tightest is kept (it states the field's own limit), and a detail
+ * repeated word for word is listed once.
+ */
 export function issuesToDetails(target: string, issues: readonly Issue[]): ErrorDetail[] {
-  return expandUnions(issues).map((issue) => ({ path: issuePath(target, issue.path), message: issue.message }));
+  const kept = new Map<string, { issue: Issue; detail: ErrorDetail }>();
+  for (const issue of expandUnions(issues)) {
+    const path = issuePath(target, issue.path);
+    const bound = issue.code === "too_big" || issue.code === "too_small";
+    const key = bound ? `${path} ${issue.code}` : `${path} ${issue.message}`;
+    const seen = kept.get(key);
+    if (!seen || (bound && tighter(issue, seen.issue))) kept.set(key, { issue, detail: { path, message: issue.message } });
+  }
+  return [...kept.values()].map(({ detail }) => detail);
 }
 
 /**

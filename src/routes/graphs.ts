@@ -19,6 +19,7 @@ import {
 import { GRAPH_DOCUMENT_MAX_BYTES } from "../schemas/limits";
 import { findAccount } from "../services/accounts";
 import { findGraph, ingestGraph, listGraphs, updateGraph } from "../services/graph-store";
+import { withGraphTimes } from "../services/graph-times";
 import { authorize, type Subject } from "./authorize";
 
 type Entitlement = "partner_graph_ingest" | "partner_graph_validate" | "partner_graph_update";
@@ -94,7 +95,7 @@ const getRoute = apiRoute({
   operationId: "getGraph",
   summary: "Get a knowledge graph",
   description:
-    "The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version` and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.",
+    "The graph document of the latest version (or of `?version=N`), with the graph's `id` and `version`, when the graph was created (`created_at`) and when this version was stored (`updated_at`), and each module's and bundle's `uuid`. `graph_id` is the graph's uuid or its gref- label.",
   request: {
     params: GraphRefParams,
     query: z.object({
@@ -147,8 +148,8 @@ export const graphsRouter = createRouter()
     // One query: a version that was never stored has no document parts (readBlob → undefined).
     const text = version <= graph.version ? await readGraphDocument(c.get("db"), graph.id, version) : undefined;
     if (text === undefined) throw notFound("Graph version");
-    // Stored as the finished JSON body: no parse and re-serialize of a large document.
-    return c.body(text, 200, { "Content-Type": "application/json" }) as never;
+    // Stored as the finished JSON body but for the graph's creation time: no parse and re-serialize of a large document.
+    return c.body(withGraphTimes(text, version, graph.createdAt), 200, { "Content-Type": "application/json" }) as never;
   })
   .openapi(listRoute, async (c) => {
     await authorize(c);

@@ -90,17 +90,21 @@ const inDateRange = (v: string) => {
 /** The year range as the document can state it (the instant itself, offset applied, is checked too). */
 const YEARS = /^(19[7-9][0-9]|20[0-9][0-9]|2100)-/;
 
-/** An ISO 8601 date-time with an offset, in 1970..2100. */
+/**
+ * An ISO 8601 date-time with an offset, in 1970..2100. Each check aborts the ones after it: zod runs
+ * every check otherwise, and a year outside the range failed both the year pattern and the instant
+ * check (the same detail twice), a non-date the range checks too.
+ */
 export const isoDateTime = z.iso
-  .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
-  .regex(YEARS, { message: RANGE_MESSAGE })
+  .datetime({ offset: true, message: "must be an ISO 8601 date-time", abort: true })
+  .regex(YEARS, { message: RANGE_MESSAGE, abort: true })
   .refine(inDateRange, { message: RANGE_MESSAGE })
   .openapi({ format: "date-time" });
 
-/** An ISO 8601 calendar date (2027-01-04), in 1970..2100. */
+/** An ISO 8601 calendar date (2027-01-04), in 1970..2100; aborting checks as isoDateTime's. */
 export const isoDate = z.iso
-  .date({ message: "must be an ISO 8601 date (2027-01-04)" })
-  .regex(YEARS, { message: RANGE_MESSAGE })
+  .date({ message: "must be an ISO 8601 date (2027-01-04)", abort: true })
+  .regex(YEARS, { message: RANGE_MESSAGE, abort: true })
   .refine(inDateRange, { message: RANGE_MESSAGE })
   .openapi({ format: "date" });
 

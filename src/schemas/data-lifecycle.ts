@@ -17,6 +17,33 @@ export const ErasureAcceptedSchema = z
   })
   .openapi("ErasureAccepted", { example: { erasure_id: "0f3c6c43-3d1e-4b0e-9a35-8c1c3e7a8b21", status: "pending" } });
 
+/** Every store an erasure removes from (docs/privacy.md "Erasure"), as the receipt's `removed` names them. */
+export const ERASURE_STORES = [
+  "registrations",
+  "goal_assignments",
+  "account_projections",
+  "access_tokens",
+  "refresh_tokens",
+  "applied_model_updates",
+  "xapi_statements",
+  "dead_letters",
+  "goals",
+  "token_gates",
+  "rate_limit_windows",
+  "registration_objects",
+  "events",
+  "idempotency_records",
+  "outbox_messages",
+  "xapi_statement_records",
+  "object_values",
+] as const;
+
+const RemovedCount = z.number().int().min(0);
+const storeCounts = Object.fromEntries(ERASURE_STORES.map((store) => [store, RemovedCount.optional()])) as Record<
+  (typeof ERASURE_STORES)[number],
+  z.ZodOptional<typeof RemovedCount>
+>;
+
 export const ErasureReceiptSchema = z
   .object({
     erasure_id: z.string().uuid(),
@@ -25,9 +52,9 @@ export const ErasureReceiptSchema = z
     status: z.enum(["pending", "complete"]),
     requested_at: z.string().openapi({ description: "ISO 8601 UTC" }),
     completed_at: z.string().nullable().openapi({ description: "ISO 8601 UTC; null while pending" }),
-    removed: z.record(z.string(), z.number().int().min(0)).openapi({
+    removed: z.object(storeCounts).catchall(RemovedCount).openapi({
       description:
-        "What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. While pending: what has been removed so far.",
+        "What was removed, per store (docs/privacy.md lists them): rows of each D1 table, the registrations' Durable Objects and what they held, token gates and their rate-limit windows. A complete receipt names every store listed here, 0 where nothing was removed (a table a later version adds to the registrations' objects appears under its own name). While pending: the stores counted so far.",
     }),
   })
   .openapi("ErasureReceipt", {
@@ -37,7 +64,25 @@ export const ErasureReceiptSchema = z
       status: "complete",
       requested_at: "2026-11-25T10:00:00.000Z",
       completed_at: "2026-11-25T10:00:01.412Z",
-      removed: { registration_objects: 2, events: 1000, registrations: 2, goal_assignments: 2, access_tokens: 1 },
+      removed: {
+        registrations: 2,
+        goal_assignments: 2,
+        account_projections: 1,
+        access_tokens: 1,
+        refresh_tokens: 1,
+        applied_model_updates: 4,
+        xapi_statements: 0,
+        dead_letters: 0,
+        goals: 0,
+        token_gates: 1,
+        rate_limit_windows: 0,
+        registration_objects: 2,
+        events: 1000,
+        idempotency_records: 0,
+        outbox_messages: 0,
+        xapi_statement_records: 0,
+        object_values: 30,
+      },
     },
   });
 

@@ -92,7 +92,8 @@ export const GraphSummarySchema = z
 export const GraphWithIdsSchema = GraphDocumentSchema.extend({
   id: z.string().uuid(),
   version: z.number().int(),
-  created_at: z.string(),
+  created_at: z.string().openapi({ description: "When the graph was created (version 1), ISO 8601 UTC, as GET /v0/graphs lists it" }),
+  updated_at: z.string().openapi({ description: "When this version was stored, ISO 8601 UTC (the latest version's: GET /v0/graphs' updated_at)" }),
   modules: z.array(GraphModuleSchema.extend({ uuid: z.string().uuid() })),
   bundles: z.array(GraphBundleSchema.extend({ uuid: z.string().uuid() })).optional(),
 }).openapi("Graph", { description: "The graph document of one version, with the graph's id and version and each module's (and bundle's) uuid." });

@@ -125,6 +125,7 @@ async function storeVersion(db: Db, row: GraphRow, doc: GraphDocument, counts: G
     label: doc.label,
     name: doc.name,
     version: row.version,
+    // when this version was stored: GET answers it as updated_at, next to the graph's created_at (graph-times.ts)
     created_at: new Date(now).toISOString(),
     learning_objectives: doc.learning_objectives,
     modules: doc.modules.map((m) => ({ ...m, uuid: uuidOf.get(m.id)! })),

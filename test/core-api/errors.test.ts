@@ -105,6 +105,63 @@ describe("error bodies and statuses", () => {
     expect(paths).toEqual(["body.account_id", "body.type"]);
   });
 
+  it("a field that fails several checks for one reason is reported once, with its own limit", async () => {
+    const w = fx.world;
+    const reg = `/v0/registrations/${w.ownerReg.id}`;
+    const ago = new Date(Date.now() - 60_000).toISOString();
+    const range = "must lie between 1970-01-01T00:00:00Z and 2100-12-31T23:59:59Z";
+    const statement = {
+      actor: { objectType: "Agent", account: { homePage: "https://lms.example.edu", name: w.ownerAccount.external_user_id } },
+      verb: { id: "http://adlnet.gov/expapi/verbs/answered" },
+      object: { objectType: "Activity", id: "https://lms.example.edu/activities/mref-a1" },
+      result: { success: true },
+      context: { registration: w.ownerReg.id },
+    };
+    const cases: [string, unknown, Record<string, string>, string, string | RegExp][] = [
+      ["/v0/learning-instances", { graph_id: w.li.graph_id, name: "old", start_date: "1969-12-31T00:00:00Z" }, {}, "body.start_date", range],
+      ["/v0/learning-instances", { graph_id: w.li.graph_id, name: "late", end_date: "2101-01-01T00:00:00Z" }, {}, "body.end_date", range],
+      ["/v0/learning-instances", { graph_id: w.li.graph_id, name: "vague", start_date: "yesterday" }, {}, "body.start_date", "must be an ISO 8601 date-time"],
+      [
+        `${reg}/graded-events`,
+        { module_id: "mref-a1", interaction_end_time: "1969-12-31T23:59:59Z", is_correct: true },
+        {},
+        "body.interaction_end_time",
+        range,
+      ],
+      [`${reg}/graded-events`, { module_id: "mref-a1", interaction_end_time: ago, is_correct: true, duration: 1e20 }, {}, "body.duration", /<=604800000$/],
+      [
+        `${reg}/recommendation-followed-events`,
+        { module_id: "mref-a1", time_followed: "1969-12-31T23:59:59Z", recommendation_id: 1 },
+        {},
+        "body.time_followed",
+        range,
+      ],
+      [
+        `${reg}/recommendation-followed-events`,
+        { module_id: "mref-a1", time_followed: ago, recommendation_id: 2 ** 60 },
+        {},
+        "body.recommendation_id",
+        /<=9007199254740991$/,
+      ],
+      [`${reg}/recommendation-followed-events`, { module_id: "mref-a1", time_followed: ago, recommendation_id: -1e20 }, {}, "body.recommendation_id", />=0$/],
+      [
+        `/v0/learning-instances/${w.li.id}/scoped-goals`,
+        { name: "Goal", adaptive_behavior: "practice", targets: { include: ["lref-a"] }, timing: { end: "1969-12-31T00:00:00Z" } },
+        {},
+        "body.timing.end",
+        range,
+      ],
+      ["/v0/xapi/statements", { ...statement, timestamp: "1969-12-31T23:59:59Z" }, { "X-Experience-API-Version": "1.0.3" }, "body.timestamp", range],
+    ];
+    for (const [path, body, headers, detailPath, message] of cases) {
+      const res = await rawCall("POST", path, { token: await fx.a.tokenFor(fx.a.admin_external_user_id), body, headers });
+      expectErrorBody(res, 400);
+      expect(res.body.details, `${path} ${JSON.stringify(body)}`).toEqual([
+        { path: detailPath, message: typeof message === "string" ? message : expect.stringMatching(message) },
+      ]);
+    }
+  });
+
   it("unknown routes are a JSON 404, with or without a token", async () => {
     for (const [method, path] of [
       ["GET", "/"],

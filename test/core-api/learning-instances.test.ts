@@ -42,6 +42,14 @@ describe("POST /v0/learning-instances", () => {
     expect((list.body as Json[]).map((li) => li.name)).not.toContain(name);
   });
 
+  it("an e-mail address written with look-alike @ or . (full-width, small, ideographic) is 422 too", async () => {
+    for (const name of ["jsmith\uFF20school.org", "jsmith\uFE6Bschool\uFE52org", "jsmith@school\uFF0Eorg", "jsmith\uFF20school\u3002org"]) {
+      const res = await post({ graph_id: graphId, name });
+      expectErrorBody(res, 422);
+      expect(res.body.details).toEqual([{ path: "body.name", message: "contains an e-mail address" }]);
+    }
+  });
+
   it("end_date before start_date is 422", async () => {
     expectErrorBody(await post({ graph_id: graphId, name: "Backwards", start_date: "2026-09-02T00:00:00Z", end_date: "2026-09-01T00:00:00Z" }), 422);
   });

@@ -147,6 +147,7 @@ describe("scoped goals: validation", () => {
 
   it("a name or topic name with an e-mail address → 422", async () => {
     expectError(await post(goalBody({ name: "Homework for jane.doe@example.com" })), 422, ["body.name"]);
+    expectError(await post(goalBody({ name: "Homework for jane.doe\uFF20example.com" })), 422, ["body.name"]);
     expectError(await post(goalBody({ targets: undefined, topics: [{ id: "t", name: "ask bob@school.org", targets: { include: ["lref-a"] } }] })), 422, [
       "body.topics[0].name",
     ]);

@@ -396,6 +396,20 @@ describe("GET /v0/graphs and /v0/graphs/{graph_id}", () => {
     }
   });
 
+  it("answers the graph's created_at and the version's updated_at, as the list does, after an update too", async () => {
+    const p = await newPartner();
+    const label = uniqueLabel();
+    await createGraph(p, demoGraph(label));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await rawCall("PUT", `/v0/graphs/${label}`, { token: p.adminToken, body: demoGraph(label, "Renamed") })).status).toBe(200);
+    const [listed] = (await api("GET", "/v0/graphs", { token: p.adminToken })).body;
+    expect(Date.parse(listed!.updated_at)).toBeGreaterThan(Date.parse(listed!.created_at));
+    const latest = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: label } });
+    expect(latest.body).toMatchObject({ version: 2, name: "Renamed", created_at: listed!.created_at, updated_at: listed!.updated_at });
+    const first = await api("GET", "/v0/graphs/{graph_id}", { token: p.adminToken, path: { graph_id: label }, query: { version: 1 } });
+    expect(first.body).toMatchObject({ version: 1, created_at: listed!.created_at, updated_at: listed!.created_at });
+  });
+
   it("lists the partner's graphs as a bare array, paged", async () => {
     const p = await newPartner();
     await createGraph(p, demoGraph("gref-l1"));

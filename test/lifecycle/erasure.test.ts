@@ -10,7 +10,7 @@ import worker from "../../src/index";
 import { registrationDigest } from "../../src/services/erasure/fence";
 import { createAccount, createInstance, freshAdminToken, type Json, newPartner, type Partner, register, tokenRequest } from "../support/api";
 import { assignGoal, createGoal } from "../support/goals";
-import { completedReceipt, graded, receipt, requestAccountErasure } from "../support/lifecycle";
+import { completedReceipt, graded, receipt, requestAccountErasure, requestInstanceErasure } from "../support/lifecycle";
 import { d1Tables, scanD1, scanObjects } from "../support/storage-scan";
 import { api } from "../support/typed-api";
 
@@ -274,5 +274,45 @@ describe("erasure of an account with several registrations", () => {
         completed_at: expect.any(String),
       }),
     ]);
+  });
+});
+
+describe("a receipt names every store, 0 where nothing was removed", () => {
+  const STORES = [
+    "registrations",
+    "goal_assignments",
+    "account_projections",
+    "access_tokens",
+    "refresh_tokens",
+    "applied_model_updates",
+    "xapi_statements",
+    "dead_letters",
+    "goals",
+    "token_gates",
+    "rate_limit_windows",
+    "registration_objects",
+    "events",
+    "idempotency_records",
+    "outbox_messages",
+    "xapi_statement_records",
+    "object_values",
+  ];
+  const zeros = (except: Record<string, number>) => ({ ...Object.fromEntries(STORES.map((s) => [s, 0])), ...except });
+
+  it("an account that never had a token nor an event: token_gates and rate_limit_windows 0 too", async () => {
+    const p = await newPartner("Erasure receipt partner");
+    const student = await createAccount(p);
+    await register(p, student.id, (await createInstance(p)).id, "learner");
+    const res = await requestAccountErasure(p, student.id);
+    expect(res.status).toBe(202);
+    const done = await completedReceipt(p, res.body.erasure_id);
+    expect(done.removed).toEqual(zeros({ registrations: 1, registration_objects: 1, object_values: expect.any(Number) }));
+  });
+
+  it("an instance without registrations", async () => {
+    const p = await newPartner("Erasure receipt partner");
+    const res = await requestInstanceErasure(p, (await createInstance(p)).id);
+    expect(res.status).toBe(202);
+    expect((await completedReceipt(p, res.body.erasure_id)).removed).toEqual(zeros({}));
   });
 });

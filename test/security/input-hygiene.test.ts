@@ -266,6 +266,24 @@ describe("identifiers a partner chooses refuse control, bidi-formatting and zero
     const res = await rawCall("GET", "/v0/graphs/gref-demo%00", { token: await freshAdminToken(p) });
     expectValidation(res, "path.graph_id");
   });
+
+  it("a path parameter whose percent-encoding is not UTF-8 is 400 with the parameter's path, not 404", async () => {
+    await ensureDemoGraph(p);
+    const token = await freshAdminToken(p);
+    const detail = { path: "path.graph_id", message: "is not valid percent-encoded UTF-8" };
+    for (const id of ["gref-%FF", "gref-demo%C3", "gref-%C3%A9%FF", "gref-%ED%A0%80", "gref-%C0%AF", "gref-%"]) {
+      for (const method of ["GET", "PUT"]) {
+        const res = await rawCall(method, `/v0/graphs/${id}`, { token, body: method === "PUT" ? demoGraph() : undefined });
+        expectErrorBody(res, 400);
+        expect(res.body.details, `${method} ${id}`).toEqual([detail]);
+      }
+    }
+    const account = await rawCall("GET", "/v0/accounts/%FF", { token });
+    expect(account.body.details).toEqual([{ path: "path.account_id", message: "is not valid percent-encoded UTF-8" }]);
+    // A label holding a literal "%FF" (sent as %25FF) is a well-formed identifier: not found, not refused.
+    expect((await rawCall("GET", "/v0/graphs/gref-%25FF", { token })).status).toBe(404);
+    expect((await rawCall("GET", "/v0/graphs/gref-d%C3%A9mo", { token })).status).toBe(404);
+  });
 });
 
 describe("names and free text: line breaks and tabs yes, the other control and formatting characters no", () => {
