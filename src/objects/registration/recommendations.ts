@@ -8,7 +8,7 @@ interface CachedRecommendation {
   id: number;
   /** learner state `seq` (events applied) it was computed for */
   seq: number;
-  /** the goal and graph versions it was computed for */
+  /** the goal and graph versions and the assignment it was computed for (goalSpecKey) */
   goalKey: string;
   /** the population rates' version it was computed with (src/reads/population-rates.ts): with the log, what reproduces it */
   ratesVersion: string;
@@ -17,7 +17,8 @@ interface CachedRecommendation {
   continued?: Recommendation;
 }
 
-const goalKeyOf = goalSpecKey;
+/** A prepared goal depends on the goal and graph versions only (not on the registration's assignment). */
+const preparedKeyOf = (goal: GoalSpec) => `${goal.id}:${goal.version}:${goal.graphUuid}@${goal.graphVersion}`;
 
 /**
  * The registration's recommendations, one per goal, kept in its key-value storage: the same
@@ -38,7 +39,7 @@ export class RecommendationCache {
    */
   get(goal: GoalSpec, seq: number, ratesVersion: string, continued: boolean, compute: () => Recommendation): { id: number; recommendation: Recommendation } {
     const key = `recommendation:${goal.id}`;
-    const goalKey = goalKeyOf(goal);
+    const goalKey = goalSpecKey(goal);
     let entry = this.#kv.get<CachedRecommendation>(key);
     if (!entry || entry.seq !== seq || entry.goalKey !== goalKey) entry = { id: newRecommendationId(entry?.id), seq, goalKey, ratesVersion };
     const variant = continued ? "continued" : "plain";
@@ -66,7 +67,7 @@ const prepared = new Map<string, PreparedGoal>();
 
 /** The goal compiled against its graph version, once per (goal version, graph version) per isolate (most recent 64 kept). */
 export function preparedGoalFor(goal: GoalSpec, graph: GraphIndex): PreparedGoal {
-  const key = goalKeyOf(goal);
+  const key = preparedKeyOf(goal);
   let hit = prepared.get(key);
   if (hit) {
     prepared.delete(key);

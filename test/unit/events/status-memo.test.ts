@@ -26,6 +26,7 @@ describe("goal status memo (class-level reads may lag 10 s: docs/api-conventions
     expect(memo.get(goal, 6, "r2", 1_002, 5_000, compute).progress).toBe(0.3); // new population rates
     expect(memo.get({ ...goal, version: 2 }, 6, "r2", 1_003, 5_000, compute).progress).toBe(0.4); // the goal was edited
     expect(memo.get({ ...goal, version: 2 }, 6, "r2", 1_004, 0, compute).progress).toBe(0.5); // a registration's own read
-    expect(computed).toBe(5);
+    expect(memo.get({ ...goal, version: 2, assignedAt: 900 }, 6, "r2", 1_005, 5_000, compute).progress).toBe(0.6); // assigned again (max_work_on_goal counts from then)
+    expect(computed).toBe(6);
   });
 });

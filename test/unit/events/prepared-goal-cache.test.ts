@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { preparedGoalFor } from "../../../src/objects/registration/recommendations";
+import type { GoalSpec } from "../../../src/objects/registration/rpc";
+import { graph } from "../policy/fixture";
+
+const index = graph();
+const spec: GoalSpec = {
+  id: "goal-cache",
+  version: 1,
+  body: {
+    name: "C",
+    adaptive_behavior: "practice",
+    targets: { include: ["lref-c"], completion_behavior: "all" },
+    scope: { remediation_depth: "one", include: [], exclude: [] },
+    completion_criteria: { min_predicted_mastery: 0.8 },
+    config: { analytics_enabled: true, assign_to: "none" },
+  },
+  graphUuid: "g-cache",
+  graphVersion: 1,
+};
+
+describe("prepared goals, cached per isolate", () => {
+  it("are compiled once per goal and graph version, whoever the goal was assigned to and when", () => {
+    const first = preparedGoalFor({ ...spec, assignedAt: 1_000 }, index);
+    expect(preparedGoalFor({ ...spec, assignedAt: 2_000 }, index)).toBe(first);
+    expect(preparedGoalFor(spec, index)).toBe(first);
+    expect(preparedGoalFor({ ...spec, version: 2 }, index)).not.toBe(first);
+  });
+});
