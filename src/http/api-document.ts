@@ -51,9 +51,10 @@ export const apiDocument = {
   servers: [
     { url: "http://localhost:8787", description: "Local development (`npm start`)" },
     {
-      url: "https://pathwise.{subdomain}.workers.dev",
+      // A literal placeholder, not a server variable: swagger-cli's 3.1 validator refuses any
+      // `variables` object (a bug of that tool; a partner's pipeline may still run it).
+      url: "https://pathwise.your-subdomain.workers.dev",
       description: "A deployment on Cloudflare Workers (README: Deploying to Cloudflare); replace with your own hostname",
-      variables: { subdomain: { default: "your-subdomain", description: "Your workers.dev subdomain" } },
     },
   ],
   tags: API_TAGS,

@@ -61,6 +61,8 @@ it("every operation has a unique verb-first operationId, a summary, a descriptio
   expect(operations).toBeGreaterThanOrEqual(47);
   expect(doc.servers.map((s: { url: string }) => s.url)).toContain("http://localhost:8787");
   expect(doc.servers.length).toBeGreaterThanOrEqual(2);
+  // swagger-cli's 3.1 validator refuses any server `variables` (a bug of that tool, still in partners' pipelines)
+  for (const server of doc.servers) expect(server, server.url).not.toHaveProperty("variables");
   expect(doc.info.license.name).toBeTruthy();
   expect(doc.info.contact.email).toBeTruthy();
 });
