@@ -14,11 +14,12 @@ export function goalSpecOf(goal: GoalRow, graphUuid: string, graphVersion: numbe
   return { id: goal.id, version: goal.updatedAt, body: goal.body, graphUuid, graphVersion };
 }
 
-/** A goal as a metrics request carries it: its spec, when it was assigned to the learner (null: not assigned) and the deadline that gives. */
+/** A goal as a metrics request carries it: its spec with when it was assigned to the learner (null: not assigned), and the deadline that gives. */
 export function metricGoalOf(goal: GoalRow, graph: GraphRef, assignedAt: number | null): MetricGoal {
-  const deadline = assignedAt === null ? undefined : goalDeadline(goal.body, assignedAt);
   const spec = goalSpecOf(goal, graph.uuid, graph.version);
-  return { spec: assignedAt === null ? spec : { ...spec, assignedAt }, assignedAt, deadlineMs: deadline ? deadline.getTime() : null };
+  if (assignedAt === null) return { spec, deadlineMs: null };
+  const deadline = goalDeadline(goal.body, assignedAt);
+  return { spec: { ...spec, assignedAt }, deadlineMs: deadline ? deadline.getTime() : null };
 }
 
 /**

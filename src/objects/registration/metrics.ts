@@ -68,8 +68,9 @@ export function readinessValues(
   nowMs: number,
 ) {
   return goals.map(({ prepared, request }) => {
-    if (request.assignedAt === null) return { probability_ready_by_end: null, projected_completion: null };
-    const f = forecastOf(goalCompletion(prepared, state.tutor, population, { nowMs }), request.assignedAt, request.deadlineMs, activity, nowMs);
+    const assignedAt = request.spec.assignedAt;
+    if (assignedAt === undefined) return { probability_ready_by_end: null, projected_completion: null };
+    const f = forecastOf(goalCompletion(prepared, state.tutor, population, { nowMs }), assignedAt, request.deadlineMs, activity, nowMs);
     return { probability_ready_by_end: f.probability_ready_by_end, projected_completion: f.projected_completion };
   });
 }
@@ -101,8 +102,14 @@ export function watchResults(
       if (t) eventsInScope += t.answers;
     }
     const readiness =
-      request.deadlineMs !== null && request.assignedAt !== null
-        ? forecastOf({ complete: status.status === "complete", work_remaining: status.work_remaining }, request.assignedAt, request.deadlineMs, activity, nowMs)
+      request.deadlineMs !== null && request.spec.assignedAt !== undefined
+        ? forecastOf(
+            { complete: status.status === "complete", work_remaining: status.work_remaining },
+            request.spec.assignedAt,
+            request.deadlineMs,
+            activity,
+            nowMs,
+          )
         : undefined;
     const flags = watchFlags({
       registrationId,
@@ -112,7 +119,7 @@ export function watchResults(
       progress: status.progress,
       eventsInScope,
       lastActivityMs: activity.lastEndMs,
-      assignedAtMs: request.assignedAt ?? undefined,
+      assignedAtMs: request.spec.assignedAt,
       deadlineMs: request.deadlineMs,
       readiness,
     });

@@ -1,7 +1,7 @@
 import { goalScopeInput, resolveGoalScope, scopeLabels } from "../../graphs/resolve-goal-scope";
 import type { GraphIndex } from "../../graphs/runtime-graph";
 import { type PreparedGoal, prepareGoal, type Recommendation } from "../../policy";
-import { type GoalSpec, goalSpecKey } from "./rpc";
+import { type GoalSpec, goalSpecKey, goalVersionKey } from "./rpc";
 
 /** A goal's recommendation as last computed, and the learner-state version it was computed for. */
 interface CachedRecommendation {
@@ -16,9 +16,6 @@ interface CachedRecommendation {
   plain?: Recommendation;
   continued?: Recommendation;
 }
-
-/** A prepared goal depends on the goal and graph versions only (not on the registration's assignment). */
-const preparedKeyOf = (goal: GoalSpec) => `${goal.id}:${goal.version}:${goal.graphUuid}@${goal.graphVersion}`;
 
 /**
  * The registration's recommendations, one per goal, kept in its key-value storage: the same
@@ -67,7 +64,8 @@ const prepared = new Map<string, PreparedGoal>();
 
 /** The goal compiled against its graph version, once per (goal version, graph version) per isolate (most recent 64 kept). */
 export function preparedGoalFor(goal: GoalSpec, graph: GraphIndex): PreparedGoal {
-  const key = preparedKeyOf(goal);
+  // (not goalSpecKey: a prepared goal is the same whoever it was assigned to, and when)
+  const key = goalVersionKey(goal);
   let hit = prepared.get(key);
   if (hit) {
     prepared.delete(key);

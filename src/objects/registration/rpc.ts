@@ -85,8 +85,11 @@ export interface GoalSpec {
   assignedAt?: number;
 }
 
-/** What a goal's computed status or recommendation depends on besides the learner state and the rates. */
-export const goalSpecKey = (g: GoalSpec) => `${g.id}:${g.version}:${g.graphUuid}@${g.graphVersion}:${g.assignedAt ?? ""}`;
+/** The goal and graph versions: what a goal's compiled form depends on. */
+export const goalVersionKey = (g: GoalSpec) => `${g.id}:${g.version}:${g.graphUuid}@${g.graphVersion}`;
+
+/** What a goal's computed status or recommendation depends on besides the learner state and the rates: its versions and its assignment. */
+export const goalSpecKey = (g: GoalSpec) => `${goalVersionKey(g)}:${g.assignedAt ?? ""}`;
 
 export interface RecommendRequest {
   goal: GoalSpec;
@@ -105,10 +108,9 @@ export interface GraphRef {
   version: number;
 }
 
-/** A goal column of a metrics row: the goal, and its assignment to the registration (null: not assigned). */
+/** A goal column of a metrics row: the goal, with its assignment to the registration (`spec.assignedAt`; absent: not assigned). */
 export interface MetricGoal {
   spec: GoalSpec;
-  assignedAt: number | null;
   /** the assignment's deadline (timing.end, or assignment + relative_deadline); null when none */
   deadlineMs: number | null;
 }
