@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { preparedGoalFor } from "../../../src/objects/registration/recommendations";
 import type { GoalSpec } from "../../../src/objects/registration/rpc";
+import { normalizeGoal } from "../../../src/services/goals";
 import { graph } from "../policy/fixture";
 
 const index = graph();
 const spec: GoalSpec = {
   id: "goal-cache",
   version: 1,
-  body: {
-    name: "C",
-    adaptive_behavior: "practice",
-    targets: { include: ["lref-c"], completion_behavior: "all" },
-    scope: { remediation_depth: "one", include: [], exclude: [] },
-    completion_criteria: { min_predicted_mastery: 0.8 },
-    config: { analytics_enabled: true, assign_to: "none" },
-  },
+  body: normalizeGoal({ name: "C", adaptive_behavior: "practice", targets: { include: ["lref-c"] } }),
   graphUuid: "g-cache",
   graphVersion: 1,
 };
