@@ -41,6 +41,13 @@ export const POLICY = {
    */
   stuckSlowTail: 0.1,
   /**
+   * No `stuck` flag on an objective whose latest steps, read alone as an episode that began unknown,
+   * say the learner more likely than not knows it (or part of it) now: the flag claims more work will
+   * not help, and a learner answering like one who knows is the evidence against it. The whole episode
+   * reads a stall that a late prerequisite caused as blocked (reading.ts `knowsLately`).
+   */
+  knowsLatelyLevel: 0.5,
+  /**
    * Target success probability of a practice item (focused practice: "useful difficulty"). The most
    * telling item instead (lowest guess + slip, as the other intents rank) met 570 world-targets against
    * 581 (docs/recommendation-history.md, "What the estimates cost today").
