@@ -167,7 +167,8 @@ export class GoalAnalysis {
       (k) =>
         this.cannotLearn(k) >= POLICY.stuckLevel &&
         (this.goal.prereqs[k] ?? []).every((p) => this.known(p) >= POLICY.moveOnLevel) &&
-        this.cannotLearnIfSlow(k) >= POLICY.stuckLevel,
+        this.cannotLearnIfSlow(k) >= POLICY.stuckLevel &&
+        this.reading.knowsLately(this.label(k)) < POLICY.knowsLatelyLevel,
     );
   }
 

@@ -41,6 +41,15 @@ export const POLICY = {
    */
   stuckSlowTail: 0.1,
   /**
+   * No `stuck` flag on an objective whose latest steps, read alone as an episode that began unknown,
+   * say with this probability that the learner knows it (or part of it) now: the whole episode reads
+   * a stall that a prerequisite learned late caused as blocked, and the right answers after it as
+   * guesses (reading.ts `knowsLately`). The flag's own level: a claim at 0.95 that more work will not
+   * help is withdrawn by one at 0.95 that it already did. At 0.5 a blocked learner's lucky runs took
+   * the flag away and back (docs/recommendation-history.md, "A stall, then right answers").
+   */
+  knowsLatelyLevel: 0.95,
+  /**
    * Target success probability of a practice item (focused practice: "useful difficulty"). The most
    * telling item instead (lowest guess + slip, as the other intents rank) met 570 world-targets against
    * 581 (docs/recommendation-history.md, "What the estimates cost today").

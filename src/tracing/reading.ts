@@ -82,6 +82,23 @@ export class LearnerReading {
     return p;
   }
 
+  /**
+   * P(the learner knows the objective, or part of it, after its kept steps read alone as an episode
+   * that began unknown (the earlier, folded answers and the prior left out), at the learner's typical
+   * speed). The episode's model makes the objective learnable from the start; a learner who reached it
+   * before a prerequisite and learned that prerequisite later stalls first and learns after, which the
+   * whole episode reads as blocked once the stall outlasts the learning rate. The latest steps alone
+   * still read such a learner as knowing.
+   */
+  knowsLately(objective: string): number {
+    const e = this.evidence[objective];
+    if (!e || e.steps.length === 0) return 0;
+    const rates = episodeRates(this.population, objective, this.typicalSpeed);
+    const kept: ObjectiveEvidence = { ...e, foldedAnswers: 0, foldedRight: 0, foldedTaught: 0 };
+    const end = forward(kept, { ...rates, objective: { ...rates.objective, prior: 0 } });
+    return (end.known + end.partial) / (end.known + end.partial + end.unknown + end.blocked);
+  }
+
   /** The learner's speed multiplier (posterior geometric mean). */
   get typicalSpeed(): number {
     return Math.exp(this.speed.meanLog);

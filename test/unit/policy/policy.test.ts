@@ -141,6 +141,23 @@ describe("recommendation", () => {
     expect(seen[seen.length - 1]?.status).toBe("ready");
   });
 
+  it("lifts the stuck flag once the learner answers the objective like one who knows it", () => {
+    // A learner of a typical pace (it learned a after one round of failures) fails b 200 times, far
+    // longer than learning b takes, then answers b right six times running: what a learner shows who
+    // reached b before a prerequisite and learned that prerequisite later (the whole episode makes b
+    // learnable from its first step, so it reads the stall as blocked and the right answers after it
+    // as guesses; main before 2026-11-28 kept the flag).
+    const g = goal(index);
+    const l = new Learner(index);
+    l.practise("a", false);
+    l.practise("a", true, 3);
+    l.practise("b", false, 50);
+    expect(recommend(g, l.tutor, POP).stuck).toBe(true);
+    for (let i = 1; i <= 6; i++) l.answer(`mref-b${((i - 1) % 4) + 1}`, true);
+    expect(recommend(g, l.tutor, POP).stuck).toBe(false);
+    expect(goalStatus(g, l.tutor, POP).status).not.toBe("struggling");
+  });
+
   it("never recommends first the item just answered", () => {
     const g = goal(index);
     const l = new Learner(index);
