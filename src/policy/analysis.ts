@@ -159,7 +159,9 @@ export class GoalAnalysis {
    * with probability past stuckLevel (blocked on it, or a prerequisite missing) although every one
    * of its prerequisites is settled, so no remediation is left to try; and that still holds with the
    * learner as slow as the rest of its evidence plausibly allows (its speed in the slowest
-   * stuckSlowTail of its posterior), so that failures a slow learner would also show do not flag it.
+   * stuckSlowTail of its posterior), so that failures a slow learner would also show do not flag it;
+   * and not while k's latest steps, read alone, say at knowsLatelyLevel that the learner knows it now
+   * (a stall a prerequisite learned late caused, then right answers: reading.ts `knowsLately`).
    */
   stuckObjective(): number | undefined {
     if (this.complete()) return undefined;

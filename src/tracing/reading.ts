@@ -88,7 +88,11 @@ export class LearnerReading {
    * speed). The episode's model makes the objective learnable from the start; a learner who reached it
    * before a prerequisite and learned that prerequisite later stalls first and learns after, which the
    * whole episode reads as blocked once the stall outlasts the learning rate. The latest steps alone
-   * still read such a learner as knowing.
+   * still read such a learner as knowing. "Began unknown" keeps the blocked state's start share. The
+   * typical speed counts this objective's own evidence too (the other readings leave it out): a long
+   * stall makes the learner slower, which reads the latest right answers less as learning, so the
+   * flag errs towards being kept. 0 when no state explains the steps (only rates built by hand, with
+   * no guessing, allow that), so that the flag is not withheld on a reading that says nothing.
    */
   knowsLately(objective: string): number {
     const e = this.evidence[objective];
@@ -96,7 +100,8 @@ export class LearnerReading {
     const rates = episodeRates(this.population, objective, this.typicalSpeed);
     const kept: ObjectiveEvidence = { ...e, foldedAnswers: 0, foldedRight: 0, foldedTaught: 0 };
     const end = forward(kept, { ...rates, objective: { ...rates.objective, prior: 0 } });
-    return (end.known + end.partial) / (end.known + end.partial + end.unknown + end.blocked);
+    const all = end.known + end.partial + end.unknown + end.blocked;
+    return all > 0 ? (end.known + end.partial) / all : 0;
   }
 
   /** The learner's speed multiplier (posterior geometric mean). */
