@@ -111,11 +111,16 @@ export function loggedBody(input: EventInput): LoggedBody {
   return body;
 }
 
+/** The objectives (`lref-` labels) a module of the graph works on, as its learner-model events carry them. */
+export function moduleObjectiveLabels(graph: GraphIndex, module: number): string[] {
+  return (graph.graph.modules[module]?.objectives ?? []).map((o) => graph.graph.objectives[o] as string);
+}
+
 /** The learner-model event of a graded or ungraded answer on module `module` of the graph (undefined for other kinds). */
 export function learnerEventOf(graph: GraphIndex, module: number, kind: string, correct: boolean | undefined, timeMs: number): LearnerEvent | undefined {
   const m = graph.graph.modules[module];
   if (!m) return undefined;
-  const objectives = m.objectives.map((o) => graph.graph.objectives[o] as string);
+  const objectives = moduleObjectiveLabels(graph, module);
   if (kind === "graded") return { kind: "graded", itemKey: m.label, objectives, correct: correct === true, timeMs };
   if (kind === "ungraded") return { kind: "ungraded", itemKey: m.label, objectives, timeMs };
   return undefined;

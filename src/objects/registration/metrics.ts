@@ -101,15 +101,10 @@ export function watchResults(
       const t = state.tutor.obj[label];
       if (t) eventsInScope += t.answers;
     }
+    const assignedAt = request.spec.assignedAt;
     const readiness =
-      request.deadlineMs !== null && request.spec.assignedAt !== undefined
-        ? forecastOf(
-            { complete: status.status === "complete", work_remaining: status.work_remaining },
-            request.spec.assignedAt,
-            request.deadlineMs,
-            activity,
-            nowMs,
-          )
+      request.deadlineMs !== null && assignedAt !== undefined
+        ? forecastOf({ complete: status.status === "complete", work_remaining: status.work_remaining }, assignedAt, request.deadlineMs, activity, nowMs)
         : undefined;
     const flags = watchFlags({
       registrationId,
@@ -119,7 +114,7 @@ export function watchResults(
       progress: status.progress,
       eventsInScope,
       lastActivityMs: activity.lastEndMs,
-      assignedAtMs: request.spec.assignedAt,
+      assignedAtMs: assignedAt,
       deadlineMs: request.deadlineMs,
       readiness,
     });

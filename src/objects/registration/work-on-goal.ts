@@ -1,6 +1,6 @@
 import { findModule, type GraphIndex } from "../../graphs/runtime-graph";
 import type { PreparedGoal } from "../../policy";
-import { type EventLog, learnerEventOf } from "./event-log";
+import { type EventLog, moduleObjectiveLabels } from "./event-log";
 import type { GoalSpec } from "./rpc";
 
 /**
@@ -17,7 +17,7 @@ export function workOnGoal(log: EventLog, graph: GraphIndex, spec: GoalSpec, goa
   for (const label of log.modulesSince(spec.assignedAt)) {
     const module = findModule(graph, label);
     // the event's objectives as the tutor state took them (src/policy/tutor-state.ts: each distinct one a share)
-    const objectives = new Set(module === undefined ? [] : (learnerEventOf(graph, module, "ungraded", undefined, 0)?.objectives ?? []));
+    const objectives = new Set(module === undefined ? [] : moduleObjectiveLabels(graph, module));
     let inScope = 0;
     for (const o of objectives) if (goal.local.has(o)) inScope++;
     work += inScope / (objectives.size || 1);
